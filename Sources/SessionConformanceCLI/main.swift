@@ -1,0 +1,12 @@
+import Foundation
+import SessionConformanceCommands
+
+/// Writes to the process's standard output and error.
+struct ProcessConsole: Console {
+    func out(_ text: String) { FileHandle.standardOutput.write(Data(text.utf8)) }
+    func err(_ text: String) { FileHandle.standardError.write(Data(text.utf8)) }
+    var isTerminal: Bool { isatty(STDERR_FILENO) == 1 }
+}
+
+let code = SessionConformance.main(arguments: Array(CommandLine.arguments.dropFirst()), console: ProcessConsole())
+exit(code.rawValue)

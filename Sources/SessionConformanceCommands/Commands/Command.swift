@@ -1,0 +1,37 @@
+/// A subcommand: its help text, its options, and a thin `run` over library code.
+protocol Command: Sendable {
+    static var name: String { get }
+    static var summary: String { get }
+    static var usage: String { get }
+    static var discussion: String { get }
+    static var options: [OptionSpec] { get }
+    /// The full `--help` text; provided by the extension below.
+    static var help: String { get }
+    static func run(_ arguments: ParsedArguments, console: any Console) throws -> ExitCode
+}
+
+extension Command {
+    static var help: String {
+        var text = "OVERVIEW: \(summary)\n\nUSAGE: \(usage)\n"
+        if !discussion.isEmpty { text += "\n\(discussion)\n" }
+        text += "\nOPTIONS:\n"
+        for option in options + [CommandLineParser.helpOption] {
+            let spelling: String
+            switch option.kind {
+            case .flag: spelling = "--\(option.name)"
+            case .value(let placeholder): spelling = "--\(option.name) \(placeholder)"
+            }
+            text += "  " + spelling.padding(toLength: max(24, spelling.count + 2), withPad: " ", startingAt: 0)
+                + option.help + "\n"
+        }
+        return text + "\n" + exitCodeHelp
+    }
+}
+
+let exitCodeHelp = """
+    EXIT CODES:
+      0  success: specs clean, or every MUST requirement passed
+      1  conformance failure: the client under test failed a MUST requirement
+      2  spec or usage error: the specs have errors, or the command line was wrong
+
+    """

@@ -1,0 +1,38 @@
+import SpecModel
+
+/// `session-conformance lint [PATH...]`: load and cross-check the specs.
+enum LintCommand: Command {
+    static let name = "lint"
+    static let summary = "Load and cross-check the spec files."
+    static let usage = "session-conformance lint [PATH...] [--spec-root DIR] [--quiet]"
+    static let discussion = """
+        PATH is a spec folder or single spec files (default: the spec root). A folder is checked as a whole
+        spec: every reference resolves, every state is reachable, every transition and invariant is cited by a
+        requirement, and documents marked 'coverage: complete' are quoted in full. Single files are checked
+        against the spec root's requirements and state machine. Errors are printed like a compiler's, all of
+        them, then a summary: requirements by level, states, transitions, cases, and what has no case yet.
+        """
+    static let options = [
+        OptionSpec(name: "spec-root", kind: .value(placeholder: "DIR"),
+                   help: "The spec folder single files are checked against (default: Specs)."),
+        OptionSpec(name: "quiet", kind: .flag, help: "Print errors only, no summary."),
+    ]
+
+    static func run(_ arguments: ParsedArguments, console: any Console) throws -> ExitCode {
+        let result = SpecLinter.lint(paths: arguments.positionals, specRoot: arguments.value("spec-root") ?? "Specs")
+        let rendered = result.rendered()
+        if !rendered.isEmpty { console.err(rendered) }
+        if !arguments.flags.contains("quiet") {
+            console.out(result.summary.rendered())
+        }
+        guard result.errorCount == 0 else {
+            let files = Set(result.diagnostics.filter { $0.severity == .error }.map(\.location.file)).count
+            console.err("lint: \(result.errorCount) error\(result.errorCount == 1 ? "" : "s") in \(files) file\(files == 1 ? "" : "s")\n")
+            return .specOrUsageError
+        }
+        if !arguments.flags.contains("quiet") {
+            console.out("lint: clean (\(result.load.files.count) spec files)\n")
+        }
+        return .success
+    }
+}

@@ -1,0 +1,77 @@
+import SpecModel
+
+/// The `session-conformance` command line: dispatches to a subcommand and maps errors to exit codes.
+public enum SessionConformance {
+    public static let version = "0.1.0"
+
+    static let commands: [any Command.Type] = [LintCommand.self]
+
+    static var help: String {
+        var text = """
+            OVERVIEW: Certify a mobile client's session and token lifecycle against the design's requirements.
+
+            USAGE: session-conformance <command> [options]
+
+            COMMANDS:
+
+            """
+        for command in commands {
+            text += "  " + command.name.padding(toLength: 12, withPad: " ", startingAt: 0) + command.summary + "\n"
+        }
+        text += """
+
+            Run 'session-conformance <command> --help' for a command's options.
+            --version prints the suite version.
+
+            """
+        return text + "\n" + exitCodeHelp
+    }
+
+    /// Runs one command line (without the program name) and returns the exit code.
+    public static func main(arguments: [String], console: any Console) -> ExitCode {
+        guard let first = arguments.first else {
+            console.err(help)
+            return .specOrUsageError
+        }
+        switch first {
+        case "--help", "-h", "help":
+            if first == "help", arguments.count > 1, let command = lookup(arguments[1]) {
+                console.out(command.help)
+            } else {
+                console.out(help)
+            }
+            return .success
+        case "--version":
+            console.out("session-conformance \(version)\n")
+            return .success
+        default:
+            break
+        }
+        guard let command = lookup(first) else {
+            let hint = Suggestion.closest(to: first, among: commands.map { $0.name }).map { " (did you mean '\($0)'?)" } ?? ""
+            console.err("error: unknown command '\(first)'\(hint)\nRun 'session-conformance --help' for the commands.\n")
+            return .specOrUsageError
+        }
+        do {
+            let parsed = try CommandLineParser.parse(Array(arguments.dropFirst()), options: command.options)
+            if parsed.flags.contains("help") {
+                console.out(command.help)
+                return .success
+            }
+            return try command.run(parsed, console: console)
+        } catch let error as UsageError {
+            var text = "error: \(error.message)\n"
+            if let hint = error.hint { text += "hint: \(hint)\n" }
+            text += "usage: \(command.usage)\nRun 'session-conformance \(command.name) --help' for more.\n"
+            console.err(text)
+            return .specOrUsageError
+        } catch {
+            console.err("error: \(error)\n")
+            return .specOrUsageError
+        }
+    }
+
+    static func lookup(_ name: String) -> (any Command.Type)? {
+        commands.first { $0.name == name }
+    }
+}

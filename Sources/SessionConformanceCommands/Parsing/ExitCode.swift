@@ -1,0 +1,9 @@
+/// The process exit codes, documented in `--help` and the README.
+public enum ExitCode: Int32, Sendable {
+    /// Everything checked passed.
+    case success = 0
+    /// The client under test failed a MUST requirement (used by `run`).
+    case conformanceFailure = 1
+    /// The specs have errors, or the command line was wrong.
+    case specOrUsageError = 2
+}

@@ -1,0 +1,52 @@
+import SpecYAML
+
+extension SpecDecoder {
+    mutating func caseFile(_ top: inout MappingReader, file: String) -> CaseFile {
+        let caseNodes = top.required("cases").flatMap { list($0, "cases") }
+        let cases = track(.acceptanceCase, nodes: caseNodes,
+                          decoded: caseNodes?.compactMap { acceptanceCase($0, file: file) } ?? [])
+        return CaseFile(file: file, cases: cases)
+    }
+
+    private mutating func acceptanceCase(_ node: YAMLNode, file: String) -> AcceptanceCase? {
+        let keys = ["id", "title", "requirements", "transitions", "capabilities", "steps"]
+        guard var map = mapping(node, "a case", allowed: keys) else { return nil }
+        let id = map.required("id").flatMap { identifier($0, "case id", pattern: .lowerKebab) }
+        if let id { map.what = "case '\(id.value)'" }
+        let what = map.what
+        let title = map.required("title").flatMap { string($0, "the 'title' of \(what)") }
+        let requirements = map.required("requirements").map { stringList($0, "the 'requirements' of \(what)") } ?? []
+        let transitions = map.optional("transitions").map { stringList($0, "the 'transitions' of \(what)") } ?? []
+        let capabilities = map.optional("capabilities").map { stringList($0, "the 'capabilities' of \(what)") } ?? []
+        let steps = map.required("steps").flatMap { list($0, "the 'steps' of \(what)") }?
+            .compactMap { step($0) } ?? []
+        finish(map)
+        guard let id, let title else { return nil }
+        return AcceptanceCase(
+            id: id.value, location: id.location, file: file, title: title.value, requirements: requirements,
+            transitions: transitions, capabilities: capabilities, steps: steps)
+    }
+
+    private mutating func step(_ node: YAMLNode) -> CaseStep? {
+        guard let entries = node.mapping else {
+            error("expected a step to be a mapping with one key naming the step, found \(node.kindDescription)",
+                  at: node.location)
+            return nil
+        }
+        guard entries.count == 1, let entry = entries.first else {
+            error("a step has exactly one key naming the step, found \(entries.count)", at: node.location)
+            return nil
+        }
+        guard StepKind.all.contains(entry.key) else {
+            error("unknown step '\(entry.key)'" + Suggestion.hint(for: entry.key, among: StepKind.all),
+                  at: entry.keyLocation)
+            return nil
+        }
+        guard entry.value.mapping != nil else {
+            error("expected the arguments of step '\(entry.key)' to be a mapping, found \(entry.value.kindDescription)",
+                  at: entry.value.location)
+            return nil
+        }
+        return CaseStep(kind: entry.key, arguments: entry.value, location: entry.keyLocation)
+    }
+}

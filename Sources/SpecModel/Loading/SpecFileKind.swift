@@ -1,0 +1,9 @@
+/// The kinds of spec file, named by each file's top-level `kind` key.
+public enum SpecFileKind: String, Sendable, CaseIterable {
+    case requirements
+    case stateMachine = "state-machine"
+    case cases
+}
+
+/// The spec format version this suite reads.
+public let supportedSpecVersion = 1
