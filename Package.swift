@@ -5,6 +5,7 @@ let package = Package(
     name: "session-conformance",
     products: [
         .executable(name: "session-conformance", targets: ["SessionConformanceCLI"]),
+        .executable(name: "session-conformance-reference-adapter", targets: ["ReferenceAdapterCLI"]),
         .library(name: "SpecModel", targets: ["SpecModel"]),
         .library(name: "SessionKit", targets: ["SessionKit"]),
     ],
@@ -15,15 +16,32 @@ let package = Package(
             pkgConfig: "yaml-0.1",
             providers: [.apt(["libyaml-dev"])]
         ),
+        // JSON values: a strict parser and a deterministic writer.
+        .target(name: "JSONCore"),
         // YAML text -> located node tree, and compiler-style diagnostics.
-        .target(name: "SpecYAML", dependencies: ["CYAML"]),
+        .target(name: "SpecYAML", dependencies: ["CYAML", "JSONCore"]),
         // Node tree -> requirements, state machine and cases; cross-checks (lint).
         .target(name: "SpecModel", dependencies: ["SpecYAML"]),
         // The commands behind the CLI, as a library so tests can run them.
-        .target(name: "SessionConformanceCommands", dependencies: ["SpecModel", "SpecYAML"]),
+        .target(
+            name: "SessionConformanceCommands",
+            dependencies: ["SpecModel", "SpecYAML", "ConformanceRunner", "ConformanceProtocol", "ReferenceAdapter"]
+        ),
         .executableTarget(name: "SessionConformanceCLI", dependencies: ["SessionConformanceCommands"]),
+        // Adapter protocol v1: message types, JSON values, the JSON-lines framer.
+        .target(name: "ConformanceProtocol", dependencies: ["JSONCore"]),
+        // Adapter processes: spawn, line I/O with timeouts, stderr capture, SIGKILL.
+        .target(name: "AdapterProcess", dependencies: ["ConformanceProtocol"]),
+        // The runner: the simulated world, connections to the client, the trace, oracles and verdicts.
+        .target(
+            name: "ConformanceRunner",
+            dependencies: ["ConformanceProtocol", "AdapterProcess", "SpecModel", "JSONCore"]
+        ),
         // The reference client: the session lifecycle with every outward effect injected.
         .target(name: "SessionKit"),
+        // SessionKit behind adapter protocol v1: in-process for the runner, or as its own process.
+        .target(name: "ReferenceAdapter", dependencies: ["SessionKit", "ConformanceProtocol", "JSONCore"]),
+        .executableTarget(name: "ReferenceAdapterCLI", dependencies: ["ReferenceAdapter", "ConformanceProtocol"]),
         // A deterministic world for SessionKit's tests and the runner: manual clock, scripted transport, memory storage.
         .target(name: "SessionKitTesting", dependencies: ["SessionKit"]),
 
@@ -35,6 +53,10 @@ let package = Package(
         ),
         .testTarget(name: "SessionConformanceCommandsTests", dependencies: ["SessionConformanceCommands"]),
         .testTarget(name: "SessionKitTests", dependencies: ["SessionKit", "SessionKitTesting"]),
+        .testTarget(name: "ConformanceProtocolTests", dependencies: ["ConformanceProtocol"]),
+        .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
+        .testTarget(name: "ConformanceRunnerTests", dependencies: ["ConformanceRunner", "ConformanceProtocol", "SpecModel", "JSONCore"]),
+        .testTarget(name: "AdapterProcessTests", dependencies: ["AdapterProcess"]),
     ],
     swiftLanguageModes: [.v6]
 )

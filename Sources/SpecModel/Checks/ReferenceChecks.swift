@@ -63,6 +63,11 @@ enum ReferenceChecks {
                             at: reference.location))
                     }
                 }
+                for case .expect(let expectation) in acceptanceCase.steps.map(\.action) {
+                    diagnostics += expectation.failFor.compactMap {
+                        resolver.check($0, .requirement, known: catalogue.requirements.map(\.id), in: place)
+                    }
+                }
                 diagnostics += acceptanceCase.capabilities.compactMap {
                     resolver.check($0, .capability, known: catalogue.capabilities.map(\.id), in: place)
                 }
@@ -70,6 +75,11 @@ enum ReferenceChecks {
             if let machine = bundle.stateMachine {
                 diagnostics += acceptanceCase.transitions.compactMap {
                     resolver.check($0, .transition, known: machine.transitions.map(\.id), in: place)
+                }
+                for case .expect(let expectation) in acceptanceCase.steps.map(\.action) {
+                    diagnostics += (expectation.transitions ?? []).compactMap {
+                        resolver.check($0, .transition, known: machine.transitions.map(\.id), in: place)
+                    }
                 }
                 let states = machine.states.map(\.id)
                 for step in acceptanceCase.steps {

@@ -31,8 +31,15 @@ struct SpecDecoder {
             error("expected \(what) to be a string, found \(node.kindDescription)", at: node.location)
             return nil
         }
-        if case .null = scalar.resolved {
+        switch scalar.resolved {
+        case .string:
+            break
+        case .null:
             error("expected \(what) to be a string, found null", at: node.location)
+            return nil
+        default:
+            error("expected \(what) to be a string, found \(scalar.kindDescription); quote it to make it text",
+                  at: node.location)
             return nil
         }
         let text = scalar.text.trimmingWhitespace()
@@ -68,7 +75,8 @@ struct SpecDecoder {
     /// A string that must match an identifier pattern, described in words for the message.
     mutating func identifier(_ node: YAMLNode, _ what: String, pattern: IdentifierPattern) -> Located<String>? {
         guard let text = string(node, what) else { return nil }
-        guard pattern.matches(text.value) else {
+        // Identifiers are matched as written: surrounding spaces are not trimmed away.
+        guard let raw = node.scalar?.text, pattern.matches(raw) else {
             error("\(what) '\(text.value)' must be \(pattern.description)", at: node.location)
             return nil
         }

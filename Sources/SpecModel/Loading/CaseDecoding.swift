@@ -47,6 +47,7 @@ extension SpecDecoder {
                   at: entry.value.location)
             return nil
         }
-        return CaseStep(kind: entry.key, arguments: entry.value, location: entry.keyLocation)
+        guard let action = stepAction(entry.key, entry.value) else { return nil }
+        return CaseStep(kind: entry.key, action: action, arguments: entry.value, location: entry.keyLocation)
     }
 }

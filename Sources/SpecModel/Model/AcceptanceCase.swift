@@ -1,8 +1,9 @@
 public import SpecYAML
 
-/// One step of a case: a step kind and its arguments, kept as located YAML until the runner reads them.
+/// One step of a case: its kind, what it does, and its arguments as written (for messages and reports).
 public struct CaseStep: Sendable {
     public let kind: String
+    public let action: StepAction
     public let arguments: YAMLNode
     public let location: SourceLocation
 }
@@ -25,11 +26,14 @@ public struct CaseFile: Sendable {
     public let cases: [AcceptanceCase]
 }
 
-/// The step kinds the loader accepts. The runner gives them meaning.
+/// The step kinds of the case language (docs/spec-format.md); the runner gives them meaning.
 public enum StepKind {
+    public static let systemEvents = ["background", "foreground", "backgroundRefresh", "lock", "unlock", "online", "offline"]
     public static let all: [String] = [
         "launch", "kill", "signIn", "signOut", "switchAccount", "request",
-        "background", "foreground", "lock", "unlock", "online", "offline",
-        "advance", "skewClock", "fault", "hold", "release", "barrier", "expect",
+    ] + systemEvents + [
+        "advance", "skewClock", "fault", "hold", "release", "configure", "revoke", "reboot", "barrier", "expect",
     ]
+    /// The accounts of the simulated world that `signIn: { account: ... }` can name.
+    public static let accounts = ["alice", "bob", "carol"]
 }

@@ -1,0 +1,2 @@
+/// The adapter protocol version this suite speaks.
+public let adapterProtocolVersion = 1

@@ -1,0 +1,115 @@
+import ConformanceProtocol
+import SpecModel
+
+/// Plays one acceptance case against a fresh client and world, then runs every oracle over its trace.
+struct CaseExecutor {
+    let acceptanceCase: AcceptanceCase
+    let machine: StateMachine
+    let launcher: any AdapterLauncher
+    let capabilities: [String]
+    let seed: UInt64
+
+    func run() -> CaseOutcome {
+        let caseSeed = SeededRandom.derive(seed, acceptanceCase.id)
+        let requirements = acceptanceCase.requirements.map(\.value)
+        let missing = acceptanceCase.capabilities.map(\.value).filter { !capabilities.contains($0) }
+        let driver = ClientDriver(launcher: launcher, seed: caseSeed)
+        if !missing.isEmpty {
+            return outcome(.skipped, driver: driver, findings: [], seed: caseSeed,
+                           reason: "the adapter does not declare \(missing.joined(separator: ", "))")
+        }
+        var findings: [Finding] = []
+        var since = 0
+        do {
+            for (index, step) in acceptanceCase.steps.enumerated() {
+                driver.beginStep(index, kind: step.kind)
+                if case .expect(let expectation) = step.action {
+                    findings += ExpectationCheck(expectation: expectation, driver: driver, since: since,
+                                                 caseRequirements: requirements, stepIndex: index).findings()
+                    since = driver.trace.events.count
+                    continue
+                }
+                try perform(step.action, driver: driver)
+            }
+        } catch {
+            driver.finish()
+            return outcome(.error, driver: driver, findings: findings, seed: caseSeed, reason: error.description,
+                           stderrTail: error.stderrTail.isEmpty ? driver.tail() : error.stderrTail)
+        }
+        driver.finish()
+        let context = OracleContext(index: TraceIndex(driver.trace), trace: driver.trace, world: driver.world,
+                                    machine: machine, capabilities: capabilities, capturedLog: driver.capturedLog)
+        for oracle in Oracles.all { findings += oracle.check(context) }
+        return outcome(findings.isEmpty ? .pass : .fail, driver: driver, findings: findings, seed: caseSeed)
+    }
+
+    private func perform(_ action: StepAction, driver: ClientDriver) throws(AdapterFailure) {
+        switch action {
+        case .launch:
+            try driver.launch()
+        case .kill(let point):
+            if point == .now {
+                driver.kill(reason: "killed by the case")
+            } else {
+                driver.armKill(point)
+            }
+        case .signIn(let credentials):
+            let (email, password) = resolve(credentials)
+            try driver.command(.signIn, email: email, password: password)
+        case .switchAccount(let credentials):
+            let (email, password) = resolve(credentials)
+            try driver.command(.switchAccount, email: email, password: password)
+        case .signOut:
+            try driver.command(.signOut)
+        case .request(let resource, let count):
+            try driver.command(.request, resource: resource, count: count)
+        case .system(let event):
+            switch event {
+            case "offline": driver.setOnline(false)
+            case "online": driver.setOnline(true)
+            case "lock": driver.setLocked(true)
+            case "unlock": driver.setLocked(false)
+            default: break
+            }
+            if driver.isRunning, let kind = CommandKind(rawValue: event) { try driver.command(kind) }
+        case .advance(let seconds):
+            try driver.advance(by: seconds)
+        case .skewClock(let seconds):
+            try driver.skewClock(seconds)
+        case .fault(let path, let kind, let times):
+            driver.addFault(path: path, kind: kind, times: times)
+        case .hold(let path):
+            driver.hold(path)
+        case .release(let path):
+            try driver.release(path)
+        case .configure(let settings):
+            driver.configure(settings)
+        case .revoke(let account):
+            driver.revoke(account: account)
+        case .reboot:
+            driver.reboot()
+        case .barrier:
+            if driver.isRunning { try driver.settle() }
+        case .expect:
+            break
+        }
+    }
+
+    private func resolve(_ credentials: Credentials) -> (String, String) {
+        switch credentials {
+        case .account(let name):
+            let account = WorldAccount.named(name)!
+            return (account.email, account.password)
+        case .raw(let email, let password):
+            return (email, password)
+        }
+    }
+
+    private func outcome(_ status: CaseStatus, driver: ClientDriver, findings: [Finding], seed: UInt64,
+                         reason: String? = nil, stderrTail: String? = nil) -> CaseOutcome {
+        CaseOutcome(caseID: acceptanceCase.id, title: acceptanceCase.title, file: acceptanceCase.file,
+                    requirements: acceptanceCase.requirements.map(\.value), status: status, findings: findings,
+                    reason: reason, stderrTail: stderrTail.map { driver.world.vault.redact($0) }, trace: driver.trace,
+                    vault: driver.world.vault, seed: seed)
+    }
+}

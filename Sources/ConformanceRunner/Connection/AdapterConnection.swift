@@ -1,0 +1,43 @@
+import ConformanceProtocol
+
+/// Why the runner lost its client: the adapter crashed, hung, or broke the protocol.
+/// Becomes an `error` verdict for the case, with the adapter's stderr tail; the run goes on.
+public struct AdapterFailure: Error, Sendable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        case crashed
+        case hung
+        case protocolViolation
+        case versionMismatch
+        case notRunning
+    }
+
+    public let code: Code
+    public let message: String
+    public let stderrTail: String
+
+    public init(_ code: Code, _ message: String, stderrTail: String = "") {
+        self.code = code
+        self.message = message
+        self.stderrTail = stderrTail
+    }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+}
+
+/// One running instance of the client under test, as the runner talks to it.
+public protocol AdapterConnection: AnyObject {
+    func send(_ message: RunnerMessage) throws(AdapterFailure)
+    /// The next message from the client. Throws when it crashed, hung past the timeout, or sent garbage.
+    func receive() throws(AdapterFailure) -> AdapterMessage
+    /// Ends the client at once, as SIGKILL would; nothing it buffered is delivered.
+    func kill()
+    /// What the client wrote to its own log (stderr), bounded; scanned for tokens.
+    var capturedLog: String { get }
+}
+
+/// Starts a fresh instance of the client: at the start of a case and after a kill.
+public protocol AdapterLauncher: Sendable {
+    /// A short description for reports: the command line, or "in-process reference".
+    var description: String { get }
+    func launch() throws(AdapterFailure) -> any AdapterConnection
+}

@@ -1,0 +1,75 @@
+import AdapterProcess
+import ConformanceProtocol
+
+/// The client as its own process: protocol v1 on its stdin and stdout, its stderr captured.
+final class ProcessConnection: AdapterConnection {
+    private let process: AdapterProcess
+    private let timeout: Duration
+
+    init(commandLine: String, timeout: Duration) throws(AdapterFailure) {
+        do {
+            process = try AdapterProcess(commandLine: commandLine)
+        } catch {
+            throw AdapterFailure(.crashed, "the adapter could not be started: \(error)")
+        }
+        self.timeout = timeout
+    }
+
+    func send(_ message: RunnerMessage) throws(AdapterFailure) {
+        do {
+            try process.send(line: message.line, timeout: timeout)
+        } catch {
+            throw failure(after: "could not write to the adapter (\(error))")
+        }
+    }
+
+    func receive() throws(AdapterFailure) -> AdapterMessage {
+        switch process.receive(timeout: timeout) {
+        case .line(let line):
+            do {
+                return try AdapterMessage(line: line)
+            } catch {
+                throw AdapterFailure(.protocolViolation, "the adapter sent a bad message: \(error.message): \(String(line.prefix(200)))",
+                                     stderrTail: tail)
+            }
+        case .endOfStream(let status):
+            throw AdapterFailure(.crashed, "the adapter ended (\(status)) while the runner waited for it", stderrTail: tail)
+        case .timedOut:
+            throw AdapterFailure(.hung, "the adapter sent nothing for \(timeout) while the runner waited for it", stderrTail: tail)
+        case .framingError(let error):
+            throw AdapterFailure(.protocolViolation, "the adapter's output is not JSON lines: \(error)", stderrTail: tail)
+        }
+    }
+
+    func kill() {
+        _ = process.kill()
+    }
+
+    var capturedLog: String { process.stderrAll }
+
+    private var tail: String { process.stderrTail(maxLines: 40) }
+
+    private func failure(after what: String) -> AdapterFailure {
+        if case .endOfStream(let status) = process.receive(timeout: .milliseconds(200)) {
+            return AdapterFailure(.crashed, "\(what); it ended (\(status))", stderrTail: tail)
+        }
+        return AdapterFailure(.crashed, what, stderrTail: tail)
+    }
+}
+
+/// Starts the adapter's command line as a new process for each client instance.
+public struct ProcessAdapterLauncher: AdapterLauncher {
+    public let commandLine: String
+    public let timeout: Duration
+
+    public init(commandLine: String, timeout: Duration) {
+        self.commandLine = commandLine
+        self.timeout = timeout
+    }
+
+    public var description: String { commandLine }
+
+    public func launch() throws(AdapterFailure) -> any AdapterConnection {
+        try ProcessConnection(commandLine: commandLine, timeout: timeout)
+    }
+}

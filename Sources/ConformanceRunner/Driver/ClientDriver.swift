@@ -1,0 +1,307 @@
+import ConformanceProtocol
+import JSONCore
+import SpecModel
+
+/// Plays the world for one case: starts and kills the client, delivers commands, answers every effect
+/// (now, later, or never), moves the virtual clock, and records the trace. Single-threaded by design.
+final class ClientDriver {
+    /// Effect rounds one step may take before the client counts as running away (a retry loop, say).
+    static let maximumRounds = 2_000
+
+    private(set) var world: World
+    private(set) var trace = Trace()
+    private let launcher: any AdapterLauncher
+    private var connection: (any AdapterConnection)?
+    private let seed: UInt64
+
+    private(set) var hello: (implementation: ImplementationInfo, capabilities: [String])?
+    private(set) var instance = 0
+    private(set) var step = 0
+    private var commandCounter = 0
+    private var barrierCounter = 0
+    private var armedKill: KillPoint?
+    /// HTTP effects the case holds back, in arrival order.
+    private var held: [(id: String, request: HTTPRequestMessage)] = []
+    private var sleeps: [(id: String, deadline: Double)] = []
+    private(set) var pendingCommands: [String: AppCommand] = [:]
+    /// Everything the client logged to stderr, across instances.
+    private(set) var capturedLog = ""
+
+    init(launcher: any AdapterLauncher, seed: UInt64) {
+        self.launcher = launcher
+        self.seed = seed
+        world = World(seed: seed)
+    }
+
+    var isRunning: Bool { connection != nil }
+    var heldCount: Int { held.count }
+
+    func beginStep(_ index: Int, kind: String) {
+        step = index
+        record(.stepStarted(index: index, kind: kind))
+    }
+
+    func note(_ text: String) { record(.world(text)) }
+
+    // MARK: The world, changed by steps
+
+    func configure(_ settings: ServerSettings) { world.configure(settings) }
+    func addFault(path: String, kind: FaultKind, times: Int) { world.addFault(path: path, kind: kind, times: times) }
+    func hold(_ path: String) { world.hold(path) }
+    func skewClock(_ seconds: Double) throws(AdapterFailure) {
+        world.skew = seconds
+        if isRunning { try send(.clock(world.deviceClock)) }
+    }
+
+    func revoke(account: String) {
+        guard let id = WorldAccount.named(account)?.id else { return }
+        world.auth.revokeAll(account: id)
+        note("server revoked every session of \(account)")
+    }
+
+    func setOnline(_ online: Bool) { world.online = online }
+
+    func setLocked(_ locked: Bool) {
+        world.storage.locked = locked
+        if !locked { world.storage.unlockedSinceBoot = true }
+    }
+
+    /// The device restarts: the client dies and secure storage stays sealed until the first unlock.
+    func reboot() {
+        kill(reason: "the device restarted")
+        world.storage.locked = true
+        world.storage.unlockedSinceBoot = false
+        note("device restarted: locked, not unlocked since boot")
+    }
+
+    func armKill(_ point: KillPoint) { armedKill = point }
+
+    // MARK: The client's lifetime
+
+    /// Starts a client instance if none runs, then sends `launch`.
+    func launch() throws(AdapterFailure) {
+        if connection == nil { try start() }
+        try command(.launch)
+    }
+
+    private func start() throws(AdapterFailure) {
+        instance += 1
+        let connection = try launcher.launch()
+        self.connection = connection
+        record(.processStarted(instance: instance))
+        let first = try receive()
+        guard case .hello(let version, let implementation, let capabilities) = first else {
+            throw AdapterFailure(.protocolViolation, "the adapter's first message was not 'hello'", stderrTail: tail())
+        }
+        guard version == adapterProtocolVersion else {
+            let message = "this runner speaks protocol \(adapterProtocolVersion); the adapter sent \(version)"
+            try? send(.error(ErrorInfo(code: "protocol-version", message: message, definite: true)))
+            kill(reason: "protocol version mismatch")
+            throw AdapterFailure(.versionMismatch, message, stderrTail: tail())
+        }
+        hello = (implementation, capabilities)
+        try send(.welcome(seed: seed, clock: world.deviceClock))
+    }
+
+    func kill(reason: String) {
+        guard let connection else { return }
+        connection.kill()
+        capturedLog += connection.capturedLog
+        self.connection = nil
+        record(.processKilled(instance: instance, reason: reason))
+        held = []
+        sleeps = []
+        armedKill = nil
+        pendingCommands = [:]
+    }
+
+    /// Sends commands at once (they may overlap), then waits until the client is idle.
+    @discardableResult
+    func command(_ kind: CommandKind, email: String? = nil, password: String? = nil, resource: String? = nil,
+                 count: Int = 1) throws(AdapterFailure) -> [String] {
+        guard connection != nil else {
+            throw AdapterFailure(.notRunning, "the app is not running: the case must 'launch' it first")
+        }
+        var ids: [String] = []
+        for _ in 0..<count {
+            commandCounter += 1
+            let command = AppCommand(id: "c\(commandCounter)", kind: kind, email: email, password: password,
+                                     resource: resource)
+            pendingCommands[command.id] = command
+            ids.append(command.id)
+            try send(.command(command))
+        }
+        try settle()
+        return ids
+    }
+
+    /// Releases held responses for a path, in the order the requests arrived, answering each as the server
+    /// would now.
+    func release(_ path: String) throws(AdapterFailure) {
+        world.release(path)
+        let released = held.filter { World.matches(pattern: path, path: $0.request.path) }
+        held.removeAll { World.matches(pattern: path, path: $0.request.path) }
+        for effect in released where connection != nil {
+            try reply(effect.id, outcome: world.serve(effect.request))
+        }
+        if connection != nil { try settle() }
+    }
+
+    /// Moves time forward, waking the client's sleeps in deadline order and letting it settle after each.
+    func advance(by seconds: Double) throws(AdapterFailure) {
+        let target = world.deviceClock.monotonic + seconds
+        while connection != nil,
+              let next = sleeps.enumerated().min(by: { $0.element.deadline < $1.element.deadline }),
+              next.element.deadline <= target {
+            world.advance(by: max(0, next.element.deadline - world.deviceClock.monotonic))
+            sleeps.remove(at: next.offset)
+            try send(.clock(world.deviceClock))
+            try send(.reply(id: next.element.id, .done))
+            try settle()
+        }
+        world.advance(by: max(0, target - world.deviceClock.monotonic))
+        if connection != nil {
+            try send(.clock(world.deviceClock))
+            try settle()
+        }
+    }
+
+    /// Until the client is idle and nothing it asked can be answered now: barrier, answer, repeat.
+    func settle() throws(AdapterFailure) {
+        var rounds = 0
+        while connection != nil {
+            rounds += 1
+            guard rounds <= Self.maximumRounds else {
+                throw AdapterFailure(.hung, "the client kept working for \(Self.maximumRounds) rounds without settling")
+            }
+            barrierCounter += 1
+            let barrier = "b\(barrierCounter)"
+            try send(.barrier(id: barrier))
+            var effects: [AdapterMessage] = []
+            while true {
+                let message = try receive()
+                if case .barrier(let id) = message, id == barrier { break }
+                if message.effectID != nil {
+                    effects.append(message)
+                } else {
+                    try handleEvent(message)
+                }
+            }
+            var progressed = false
+            for effect in effects.sorted(by: { Self.canonicalKey($0) < Self.canonicalKey($1) }) {
+                guard connection != nil else { return }
+                if try answer(effect) { progressed = true }
+            }
+            if !progressed { return }
+        }
+    }
+
+    /// Orders a batch of concurrent effects independently of the ids an adapter chose.
+    private static func canonicalKey(_ message: AdapterMessage) -> String {
+        guard var object = message.json.object else { return "" }
+        object["id"] = nil
+        return JSONValue.object(object).jsonText
+    }
+
+    private func handleEvent(_ message: AdapterMessage) throws(AdapterFailure) {
+        switch message {
+        case .result(let result):
+            pendingCommands[result.id] = nil
+        case .hello:
+            throw AdapterFailure(.protocolViolation, "'hello' sent twice", stderrTail: tail())
+        default:
+            break
+        }
+    }
+
+    /// Answers one effect now if the world would; returns whether a reply was sent.
+    private func answer(_ effect: AdapterMessage) throws(AdapterFailure) -> Bool {
+        switch effect {
+        case .http(let id, _, let request):
+            if world.isHeld(request.path) {
+                held.append((id, request))
+                note("held \(request.method) \(request.path)")
+                return false
+            }
+            try reply(id, outcome: world.serve(request))
+            return true
+        case .storage(let id, let operation, let key, let value, let accessibility):
+            if operation == .set, let point = armedKill {
+                if point == .beforeStorageWrite {
+                    record(.writeDiscarded(effectID: id))
+                    kill(reason: "killed before the storage write")
+                    return false
+                }
+                _ = world.storage.secure(operation, key: key, value: value, accessibility: accessibility)
+                note("secure-storage write of '\(key)' applied")
+                kill(reason: "killed after the storage write")
+                return false
+            }
+            try sendStorageReply(id, world.storage.secure(operation, key: key, value: value, accessibility: accessibility))
+            return true
+        case .preferences(let id, let operation, let key, let value):
+            try sendStorageReply(id, world.storage.preference(operation, key: key, value: value))
+            return true
+        case .sleep(let id, let seconds):
+            if seconds <= 0 {
+                try send(.reply(id: id, .done))
+                return true
+            }
+            sleeps.append((id, world.deviceClock.monotonic + seconds))
+            return false
+        default:
+            return false
+        }
+    }
+
+    private func sendStorageReply(_ id: String, _ outcome: DeviceStorage.Outcome) throws(AdapterFailure) {
+        switch outcome {
+        case .value(let value): try send(.reply(id: id, .value(value)))
+        case .done: try send(.reply(id: id, .done))
+        case .locked: try send(.reply(id: id, .error(ErrorInfo(code: "locked", message: "the device is locked", definite: true))))
+        }
+    }
+
+    private func reply(_ id: String, outcome: HTTPOutcome) throws(AdapterFailure) {
+        switch outcome {
+        case .response(let response): try send(.reply(id: id, .response(response)))
+        case .failure(let failure): try send(.reply(id: id, .failure(failure)))
+        }
+        for line in world.serverLog.dropFirst(loggedServerLines) { note(line) }
+        loggedServerLines = world.serverLog.count
+    }
+
+    private var loggedServerLines = 0
+
+    // MARK: Wire
+
+    private func send(_ message: RunnerMessage) throws(AdapterFailure) {
+        guard let connection else { throw AdapterFailure(.notRunning, "the app is not running") }
+        record(.sent(message))
+        try connection.send(message)
+    }
+
+    private func receive() throws(AdapterFailure) -> AdapterMessage {
+        guard let connection else { throw AdapterFailure(.notRunning, "the app is not running") }
+        let message = try connection.receive()
+        record(.received(message))
+        return message
+    }
+
+    private func record(_ kind: TraceEvent.Kind) {
+        trace.append(kind, step: step, instance: instance, time: world.deviceClock.monotonic)
+    }
+
+    func tail() -> String {
+        String((capturedLog + (connection?.capturedLog ?? "")).suffix(4_000))
+    }
+
+    /// Ends the case: the client is stopped and its log collected.
+    func finish() {
+        if let connection {
+            connection.kill()
+            capturedLog += connection.capturedLog
+            self.connection = nil
+        }
+    }
+}

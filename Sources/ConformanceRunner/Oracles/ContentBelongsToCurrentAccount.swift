@@ -1,0 +1,58 @@
+import ConformanceProtocol
+
+/// What a screen shows is the current account's, fetched in the current session: never another account's
+/// data, never private data while restoring or signed out.
+struct ContentBelongsToCurrentAccount: Oracle {
+    let id = "content-belongs-to-current-account"
+    let requirements = [
+        "EPOCH-DISCARD-STALE-RESPONSES", "CACHE-PARTITION-BY-ACCOUNT", "CACHE-CLEAR-ON-SWITCH",
+        "RESTORE-NO-PRIVATE-BEFORE-VALIDATION", "SIGNOUT-BLOCK-AND-CLEAR",
+    ]
+
+    func check(_ context: OracleContext) -> [Finding] {
+        var findings: [Finding] = []
+        let index = context.index
+        for shown in index.ui where shown.value.kind == .content {
+            guard let contentID = shown.value.contentID, let owner = context.world.contentOwner(contentID) else {
+                findings.append(context.finding(
+                    ["CACHE-PARTITION-BY-ACCOUNT"], id,
+                    "content was shown without the contentId of the response it came from; the runner cannot tell whose it is",
+                    [shown.event]))
+                continue
+            }
+            let state = index.state(before: shown.event, instance: shown.instance) ?? "none"
+            let current = index.transitions.last {
+                $0.instance == shown.instance && $0.event < shown.event && $0.message.account != nil
+            }?.message.account.flatMap { WorldAccount.withID($0)?.name ?? $0 }
+            switch state {
+            case "restoring":
+                if !context.capabilities.contains("offline-browsing") || owner != current {
+                    findings.append(context.finding(
+                        ["RESTORE-NO-PRIVATE-BEFORE-VALIDATION"], id,
+                        "\(owner)'s private content was shown while restoring, before the session was validated",
+                        [shown.event]))
+                }
+            case "signedOut":
+                findings.append(context.finding(["SIGNOUT-BLOCK-AND-CLEAR"], id,
+                                                "\(owner)'s private content was shown while signed out", [shown.event]))
+            case "signingIn":
+                findings.append(context.finding(["CACHE-CLEAR-ON-SWITCH"], id,
+                                                "\(owner)'s private content was shown while signing in", [shown.event]))
+            default:
+                guard let current, owner != current else { continue }
+                let served = index.exchanges.first { $0.responseBody?.body["contentId"]?.string == contentID }
+                let switched = index.transitions.last {
+                    $0.instance == shown.instance && $0.event < shown.event
+                        && sessionEndingTransitions.contains($0.message.transition ?? "")
+                }
+                let stale = served.flatMap(\.replyEvent).map { delivered in switched.map { delivered > $0.event } ?? false } ?? false
+                findings.append(context.finding(
+                    stale ? ["EPOCH-DISCARD-STALE-RESPONSES"] : ["CACHE-PARTITION-BY-ACCOUNT", "CACHE-CLEAR-ON-SWITCH"], id,
+                    stale ? "\(owner)'s late response was shown in \(current)'s session"
+                        : "\(owner)'s cached content was shown in \(current)'s session",
+                    ([served?.replyEvent, switched?.event].compactMap { $0 } + [shown.event]).sorted()))
+            }
+        }
+        return findings
+    }
+}

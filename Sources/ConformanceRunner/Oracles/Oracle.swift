@@ -1,0 +1,69 @@
+import ConformanceProtocol
+import SpecModel
+
+/// What an oracle reads: the indexed trace, the world as it ended (token vault, content owners),
+/// the state machine, and what the adapter declared.
+struct OracleContext {
+    let index: TraceIndex
+    let trace: Trace
+    let world: World
+    let machine: StateMachine
+    let capabilities: [String]
+    /// The client's stderr, scanned like its logs.
+    let capturedLog: String
+
+    func step(of event: Int) -> Int {
+        trace.events.indices.contains(event - 1) ? trace.events[event - 1].step : 0
+    }
+
+    func finding(_ requirements: [String], _ oracle: String, _ message: String, _ evidence: [Int]) -> Finding {
+        Finding(requirements: requirements, check: "oracle:\(oracle)", message: world.vault.redact(message),
+                evidence: evidence, step: step(of: evidence.first ?? 0))
+    }
+
+    /// Handles for the tokens a text carries, for messages.
+    func handles(in text: String) -> String {
+        world.vault.contained(in: text).map(\.handle).joined(separator: ", ")
+    }
+}
+
+/// A check run on every trace of every case. Each names the requirements its failures are charged to.
+protocol Oracle: Sendable {
+    var id: String { get }
+    var requirements: [String] { get }
+    func check(_ context: OracleContext) -> [Finding]
+}
+
+/// Every oracle, in the order their findings are reported.
+enum Oracles {
+    static let all: [any Oracle] = [
+        TransitionsFollowStateMachine(),
+        SingleRefreshInFlight(),
+        NoTokenInClientOutput(),
+        NewTokensPersistedBeforeUse(),
+        RotatedRefreshTokenNeverSent(),
+        NoRequestWithEndedSessionToken(),
+        StaleRefreshResultDiscarded(),
+        ContentBelongsToCurrentAccount(),
+        RequestRetriedAtMostOnce(),
+        RefreshBypassesUnauthorizedHandling(),
+        OneSignInPromptPerSignOut(),
+        OnlyExplicitRejectionSignsOut(),
+        RestoreValidatedWithServer(),
+        BackgroundTokensAfterFirstUnlock(),
+    ]
+}
+
+extension TraceIndex.Exchange {
+    var isRefresh: Bool { request.path == "/auth/refresh" }
+    var isLogin: Bool { request.path == "/auth/login" }
+    var isAuthEndpoint: Bool { request.path.hasPrefix("/auth/") }
+    var presentedRefreshToken: String? { request.body["refresh_token"]?.string }
+    var issuedAccessToken: String? { responseBody.flatMap { $0.status == 200 ? $0.body["access_token"]?.string : nil } }
+    var issuedRefreshToken: String? { responseBody.flatMap { $0.status == 200 ? $0.body["refresh_token"]?.string : nil } }
+}
+
+/// Transitions that end a session: its tokens must not be used again.
+let sessionEndingTransitions: Set<String> = [
+    "sign-out", "sign-out-during-refresh", "refresh-rejected", "restore-failed", "account-switch",
+]

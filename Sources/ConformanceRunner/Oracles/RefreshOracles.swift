@@ -1,0 +1,88 @@
+import ConformanceProtocol
+
+/// At most one refresh in flight per account: a refresh sent while another of the same account is unanswered
+/// means two callers refreshed on their own.
+struct SingleRefreshInFlight: Oracle {
+    let id = "single-refresh-in-flight"
+    let requirements = ["REFRESH-SINGLE-FLIGHT"]
+
+    func check(_ context: OracleContext) -> [Finding] {
+        var findings: [Finding] = []
+        let refreshes = context.index.exchanges.filter(\.isRefresh)
+        for (position, refresh) in refreshes.enumerated() {
+            let account = refresh.presentedRefreshToken.flatMap { context.world.vault.token($0)?.account }
+            let overlapping = refreshes[..<position].filter { earlier in
+                earlier.instance == refresh.instance
+                    && (earlier.replyEvent.map { $0 > refresh.event } ?? !context.index.kills.contains {
+                        $0.instance == earlier.instance && $0.event < refresh.event
+                    })
+                    && earlier.presentedRefreshToken.flatMap { context.world.vault.token($0)?.account } == account
+            }
+            if let earlier = overlapping.first {
+                findings.append(context.finding(
+                    requirements, id,
+                    "a second refresh was sent while refresh #\(earlier.event) for the same account was still in flight",
+                    [earlier.event, refresh.event]))
+            }
+        }
+        return findings
+    }
+}
+
+/// Each request is retried at most once, and a retry carries a different access token than the one refused.
+struct RequestRetriedAtMostOnce: Oracle {
+    let id = "request-retried-at-most-once"
+    let requirements = ["REFRESH-RETRY-ONCE"]
+
+    func check(_ context: OracleContext) -> [Finding] {
+        var findings: [Finding] = []
+        let api = context.index.exchanges.filter { !$0.isAuthEndpoint && $0.cause != nil }
+        let byCause = Dictionary(grouping: api) { "\($0.instance)/\($0.cause!)" }
+        for key in byCause.keys.sorted() {
+            let sends = byCause[key]!
+            if sends.count > 2 {
+                findings.append(context.finding(
+                    requirements, id,
+                    "one app request was sent \(sends.count) times; it may be retried once after a refresh",
+                    sends.map(\.event)))
+            }
+            for (first, second) in zip(sends, sends.dropFirst())
+            where first.status == 401 && first.request.bearerToken != nil
+                && first.request.bearerToken == second.request.bearerToken {
+                findings.append(context.finding(
+                    requirements, id,
+                    "the retry carried the same access token (\(context.handles(in: first.request.bearerToken ?? ""))) that was just refused",
+                    [first.event, second.event]))
+            }
+        }
+        return findings
+    }
+}
+
+/// The refresh call never goes through the 401 handling: it carries no bearer token, and a refused refresh
+/// does not trigger another refresh.
+struct RefreshBypassesUnauthorizedHandling: Oracle {
+    let id = "refresh-bypasses-401-handling"
+    let requirements = ["REFRESH-NOT-THROUGH-401-HANDLER"]
+
+    func check(_ context: OracleContext) -> [Finding] {
+        var findings: [Finding] = []
+        for refresh in context.index.exchanges where refresh.isRefresh && refresh.request.bearerToken != nil {
+            findings.append(context.finding(
+                requirements, id, "the refresh call carried an Authorization header: it went through the authenticated client",
+                [refresh.event]))
+        }
+        let refreshes = context.index.exchanges.filter(\.isRefresh)
+        for (refused, next) in zip(refreshes, refreshes.dropFirst())
+        where refused.instance == next.instance && [400, 401].contains(refused.status ?? 0)
+            && !context.index.transitions.contains(where: {
+                $0.instance == refused.instance && $0.event > refused.event && $0.event < next.event
+                    && $0.message.transition == "sign-in-succeeded"
+            }) && refused.replyEvent.map({ $0 < next.event }) == true {
+            findings.append(context.finding(
+                requirements, id, "a refused refresh was followed by another refresh without a new sign-in",
+                [refused.event, next.event]))
+        }
+        return findings
+    }
+}

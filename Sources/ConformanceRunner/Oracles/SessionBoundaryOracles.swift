@@ -1,0 +1,181 @@
+import ConformanceProtocol
+
+/// After a session ends (sign-out, rejection, switch), none of its access tokens is sent again, and nothing
+/// authenticated is sent while signed out.
+struct NoRequestWithEndedSessionToken: Oracle {
+    let id = "no-request-with-ended-session-token"
+    let requirements = ["SIGNOUT-BLOCK-AND-CLEAR", "EPOCH-DISCARD-STALE-RESPONSES"]
+
+    func check(_ context: OracleContext) -> [Finding] {
+        var findings: [Finding] = []
+        let index = context.index
+        for end in index.transitions where sessionEndingTransitions.contains(end.message.transition ?? "") {
+            let ended = Set(index.exchanges.filter { ($0.replyEvent ?? .max) < end.event }.compactMap(\.issuedAccessToken))
+            let requirement = end.message.transition == "account-switch" ? "EPOCH-DISCARD-STALE-RESPONSES" : "SIGNOUT-BLOCK-AND-CLEAR"
+            if let reuse = index.exchanges.first(where: {
+                $0.event > end.event && $0.request.bearerToken.map(ended.contains) == true
+            }) {
+                findings.append(context.finding(
+                    [requirement], id,
+                    "\(context.handles(in: reuse.request.bearerToken ?? "")) of the session that ended at '\(end.message.transition!)' was sent again",
+                    [end.event, reuse.event]))
+            }
+        }
+        for exchange in index.exchanges where exchange.request.bearerToken != nil {
+            if index.state(before: exchange.event, instance: exchange.instance) == "signedOut" {
+                findings.append(context.finding(
+                    ["SIGNOUT-BLOCK-AND-CLEAR"], id,
+                    "an authenticated request (\(exchange.request.method) \(exchange.request.path)) was sent while signed out",
+                    [exchange.event]))
+            }
+        }
+        return findings
+    }
+}
+
+/// A refresh result that arrives after its session ended is discarded: its tokens are never stored or sent.
+struct StaleRefreshResultDiscarded: Oracle {
+    let id = "stale-refresh-result-discarded"
+    let requirements = ["EPOCH-DISCARD-STALE-REFRESH"]
+
+    func check(_ context: OracleContext) -> [Finding] {
+        var findings: [Finding] = []
+        let index = context.index
+        for refresh in index.exchanges where refresh.isRefresh {
+            guard let delivered = refresh.replyEvent, let access = refresh.issuedAccessToken,
+                  let newRefresh = refresh.issuedRefreshToken,
+                  let end = index.transitions.first(where: {
+                      $0.instance == refresh.instance && $0.event > refresh.event && $0.event < delivered
+                          && sessionEndingTransitions.contains($0.message.transition ?? "")
+                  }) else { continue }
+            if let write = index.storageWrites.first(where: {
+                $0.event > delivered && ($0.value.contains(access) || $0.value.contains(newRefresh))
+            }) {
+                findings.append(context.finding(
+                    requirements, id, "a refresh result that arrived after '\(end.message.transition!)' was written to storage",
+                    [end.event, delivered, write.event]))
+            } else if let use = index.exchanges.first(where: {
+                $0.event > delivered && ($0.request.bearerToken == access || $0.presentedRefreshToken == newRefresh)
+            }) {
+                findings.append(context.finding(
+                    requirements, id, "a refresh result that arrived after '\(end.message.transition!)' was used",
+                    [end.event, delivered, use.event]))
+            }
+        }
+        return findings
+    }
+}
+
+/// Each sign-out shows the sign-in screen at most once: never one prompt per failing screen.
+struct OneSignInPromptPerSignOut: Oracle {
+    let id = "one-sign-in-prompt-per-sign-out"
+    let requirements = ["SIGNIN-PROMPT-ONCE"]
+
+    func check(_ context: OracleContext) -> [Finding] {
+        var findings: [Finding] = []
+        let index = context.index
+        var allowance: [Int: Int] = [:]
+        var lastPrompt: [Int: Int] = [:]
+        let events = index.transitions.map { (event: $0.event, instance: $0.instance, transition: $0.message as TransitionEvent?) }
+            + index.ui.filter { $0.value.kind == .signInPrompt }.map { (event: $0.event, instance: $0.instance, transition: nil) }
+        for item in events.sorted(by: { $0.event < $1.event }) {
+            if let transition = item.transition {
+                if transition.to == "signedOut" { allowance[item.instance] = 1 }
+                if transition.to == "signingIn" || transition.to == "authenticated" { allowance[item.instance] = 0 }
+                continue
+            }
+            if allowance[item.instance, default: 0] > 0 {
+                allowance[item.instance]! -= 1
+                lastPrompt[item.instance] = item.event
+            } else {
+                let earlier = lastPrompt[item.instance].map { [$0] } ?? []
+                findings.append(context.finding(
+                    requirements, id,
+                    earlier.isEmpty ? "a sign-in prompt was shown without a transition to signedOut"
+                        : "a second sign-in prompt was shown for the same sign-out",
+                    earlier + [item.event]))
+            }
+        }
+        return findings
+    }
+}
+
+/// Only an explicit rejection (400 invalid_grant, a revoked session) or the user signs a session out;
+/// timeouts, 5xx, offline and a locked device do not. A restore may also fail for lack of credentials.
+struct OnlyExplicitRejectionSignsOut: Oracle {
+    let id = "only-explicit-rejection-signs-out"
+    let requirements = ["REFRESH-ONLY-REJECTION-SIGNS-OUT", "STORAGE-LOCKED-NOT-SIGNOUT"]
+
+    func check(_ context: OracleContext) -> [Finding] {
+        var findings: [Finding] = []
+        let index = context.index
+        for end in index.transitions where end.message.to == "signedOut" {
+            let name = end.message.transition ?? ""
+            let windowStart = index.transitions.last {
+                $0.instance == end.instance && $0.event < end.event && ($0.message.to == "authenticated" || $0.message.to == "restoring")
+            }?.event ?? 0
+            switch name {
+            case "sign-out", "sign-out-during-refresh":
+                let asked = index.commands.contains {
+                    $0.instance == end.instance && $0.event < end.event && $0.event > windowStart
+                        && ($0.value.kind == .signOut || $0.value.kind == .switchAccount)
+                }
+                if !asked {
+                    findings.append(context.finding(
+                        ["REFRESH-ONLY-REJECTION-SIGNS-OUT"], id, "the client signed out on its own; nobody asked it to",
+                        [end.event]))
+                }
+            case "refresh-rejected", "restore-failed":
+                // What is forbidden is signing out because of a retryable failure or a locked device.
+                let window = index.exchanges.filter { $0.instance == end.instance && $0.event > windowStart && $0.event < end.event }
+                let rejected = window.contains { exchange in
+                    guard let response = exchange.responseBody, (exchange.replyEvent ?? .max) < end.event else { return false }
+                    let error = response.body["error"]?.string
+                    return (response.status == 400 && error == "invalid_grant") || error == "session_revoked"
+                        || (exchange.isRefresh && response.status == 401)
+                }
+                let retryable = window.filter { exchange in
+                    guard (exchange.replyEvent ?? .max) < end.event else { return false }
+                    if case .failure? = exchange.reply { return true }
+                    return (exchange.status ?? 0) >= 500
+                }
+                let locked = index.storageReads.filter {
+                    guard $0.instance == end.instance, $0.event > windowStart, $0.event < end.event,
+                          case .error(let info)? = $0.value.reply else { return false }
+                    return info.code == "locked"
+                }
+                guard !rejected, !retryable.isEmpty || !locked.isEmpty else { continue }
+                findings.append(context.finding(
+                    [locked.isEmpty ? "REFRESH-ONLY-REJECTION-SIGNS-OUT" : "STORAGE-LOCKED-NOT-SIGNOUT"], id,
+                    locked.isEmpty
+                        ? "the client signed out ('\(name)') after a retryable failure, without an explicit rejection from the server"
+                        : "the client signed out ('\(name)') because secure storage was locked; that is not a rejection",
+                    Array((retryable.map(\.event) + locked.map(\.event)).sorted().prefix(3)) + [end.event]))
+            default:
+                break
+            }
+        }
+        return findings
+    }
+}
+
+/// A launch reaches `authenticated` only after the server validated the session: a token in storage is
+/// not enough.
+struct RestoreValidatedWithServer: Oracle {
+    let id = "restore-validated-with-server"
+    let requirements = ["RESTORE-TOKEN-PRESENCE-NOT-AUTHENTICATED"]
+
+    func check(_ context: OracleContext) -> [Finding] {
+        context.index.transitions.compactMap { transition in
+            guard transition.message.transition == "restore-validated" else { return nil }
+            let validated = context.index.exchanges.contains {
+                $0.instance == transition.instance && ($0.replyEvent ?? .max) < transition.event
+                    && ($0.status ?? 0) / 100 == 2 && ($0.isRefresh || !$0.isAuthEndpoint)
+            }
+            guard !validated else { return nil }
+            return context.finding(
+                requirements, id, "the client entered authenticated after launch without validating the session with the server",
+                [transition.event])
+        }
+    }
+}

@@ -1,0 +1,119 @@
+import ConformanceProtocol
+
+/// No token value, or any fragment of one, in logs, UI events, transitions, results, preferences or stderr.
+struct NoTokenInClientOutput: Oracle {
+    let id = "no-token-in-client-output"
+    let requirements = ["LOG-NO-TOKEN-VALUES", "STORAGE-NO-PLAINTEXT-TOKENS"]
+
+    func check(_ context: OracleContext) -> [Finding] {
+        var findings: [Finding] = []
+        let vault = context.world.vault
+        for text in context.index.emittedTexts {
+            let leaked = vault.leaked(in: text.value)
+            guard !leaked.isEmpty else { continue }
+            findings.append(context.finding(
+                ["LOG-NO-TOKEN-VALUES"], id,
+                "the client emitted a value or fragment of \(leaked.map(\.handle).joined(separator: ", ")) in its logs or events",
+                [text.event]))
+        }
+        for write in context.index.storageWrites where !write.secure {
+            let leaked = vault.leaked(in: write.key + " " + write.value)
+            guard !leaked.isEmpty else { continue }
+            findings.append(context.finding(
+                ["STORAGE-NO-PLAINTEXT-TOKENS"], id,
+                "preferences key '\(write.key)' received \(leaked.map(\.handle).joined(separator: ", ")): tokens belong in secure storage only",
+                [write.event]))
+        }
+        let leakedInStderr = vault.leaked(in: context.capturedLog)
+        if !leakedInStderr.isEmpty {
+            findings.append(context.finding(
+                ["LOG-NO-TOKEN-VALUES"], id,
+                "the adapter's stderr log holds a value or fragment of \(leakedInStderr.map(\.handle).joined(separator: ", "))",
+                [context.trace.events.last?.number ?? 0]))
+        }
+        return findings
+    }
+}
+
+/// New tokens from a login or refresh are written to secure storage, both as one unit, before the new access
+/// token is first sent.
+struct NewTokensPersistedBeforeUse: Oracle {
+    let id = "new-tokens-persisted-before-use"
+    let requirements = ["REFRESH-PERSIST-BEFORE-USE", "STORAGE-SECURE-TOKENS", "STORAGE-ATOMIC-PAIR"]
+
+    func check(_ context: OracleContext) -> [Finding] {
+        var findings: [Finding] = []
+        let index = context.index
+        for issuing in index.exchanges where issuing.isRefresh || issuing.isLogin {
+            guard let access = issuing.issuedAccessToken, let refresh = issuing.issuedRefreshToken,
+                  let delivered = issuing.replyEvent else { continue }
+            let writes = index.storageWrites.filter { $0.secure && $0.instance == issuing.instance && $0.event > delivered }
+            let firstUse = index.exchanges.first {
+                $0.instance == issuing.instance && $0.event > delivered && $0.request.bearerToken == access
+            }
+            let persisted = writes.first { $0.value.contains(refresh) }
+            let requirement = issuing.isRefresh ? "REFRESH-PERSIST-BEFORE-USE" : "STORAGE-SECURE-TOKENS"
+            if let firstUse, persisted.map({ $0.event > firstUse.event }) ?? true {
+                let handles = context.handles(in: access + " " + refresh)
+                findings.append(context.finding(
+                    [requirement], id,
+                    "the new access token was sent before the new refresh token was in secure storage (\(handles))",
+                    [delivered, firstUse.event] + (persisted.map { [$0.event] } ?? [])))
+            }
+            let accessOnly = writes.first { $0.value.contains(access) && !$0.value.contains(refresh) }
+            let refreshOnly = writes.first { $0.value.contains(refresh) && !$0.value.contains(access) }
+            if let accessOnly, let refreshOnly {
+                findings.append(context.finding(
+                    ["STORAGE-ATOMIC-PAIR"], id,
+                    "the token pair was written as two items ('\(accessOnly.key)', '\(refreshOnly.key)'), not as one unit",
+                    [accessOnly.event, refreshOnly.event].sorted()))
+            }
+        }
+        return findings
+    }
+}
+
+/// A refresh token the client has replaced is never sent again: not after the client received its successor
+/// in this process, nor after the successor reached secure storage.
+struct RotatedRefreshTokenNeverSent: Oracle {
+    let id = "rotated-refresh-token-never-sent"
+    let requirements = ["ROTATION-OLD-TOKEN-NEVER-REUSED"]
+
+    func check(_ context: OracleContext) -> [Finding] {
+        var findings: [Finding] = []
+        let index = context.index
+        for rotation in index.exchanges where rotation.isRefresh {
+            guard let old = rotation.presentedRefreshToken, let successor = rotation.issuedRefreshToken,
+                  let delivered = rotation.replyEvent else { continue }
+            let persisted = index.storageWrites.first { $0.secure && $0.event > delivered && $0.value.contains(successor) }
+            for reuse in index.exchanges where reuse.isRefresh && reuse.presentedRefreshToken == old && reuse.event > delivered {
+                let knewSuccessor = reuse.instance == rotation.instance || persisted.map { $0.event < reuse.event } == true
+                guard knewSuccessor else { continue }
+                findings.append(context.finding(
+                    requirements, id,
+                    "\(context.handles(in: old)) was sent again after it was rotated to \(context.handles(in: successor))",
+                    [delivered, reuse.event]))
+                break
+            }
+        }
+        return findings
+    }
+}
+
+/// With background refresh declared, secure-storage items holding tokens are readable after first unlock.
+struct BackgroundTokensAfterFirstUnlock: Oracle {
+    let id = "background-tokens-after-first-unlock"
+    let requirements = ["STORAGE-BACKGROUND-ACCESSIBILITY"]
+
+    func check(_ context: OracleContext) -> [Finding] {
+        guard context.capabilities.contains("background-refresh") else { return [] }
+        return context.index.storageWrites.compactMap { write in
+            guard write.secure, write.accessibility != .afterFirstUnlock,
+                  !context.world.vault.contained(in: write.value).isEmpty else { return nil }
+            return context.finding(
+                requirements, id,
+                "secure-storage item '\(write.key)' holds tokens with accessibility '\(write.accessibility?.rawValue ?? "default")'; background refresh needs afterFirstUnlock",
+                [write.event])
+        }
+    }
+}

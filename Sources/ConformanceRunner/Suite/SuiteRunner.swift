@@ -1,0 +1,108 @@
+import ConformanceProtocol
+import Dispatch
+import Foundation
+import SpecModel
+import Synchronization
+
+/// What a run of the suite produced.
+public struct RunResult: Sendable {
+    public let implementation: ImplementationInfo?
+    public let capabilities: [String]
+    public let adapter: String
+    public let seed: UInt64
+    public let outcomes: [CaseOutcome]
+    public let requirements: [RequirementVerdict]
+    /// Set when the adapter could not even be started; no case ran.
+    public let startupFailure: AdapterFailure?
+
+    /// Certified: every MUST passed (or does not apply) and nothing errored.
+    public var mustRequirementsPass: Bool {
+        startupFailure == nil && !requirements.contains {
+            $0.level == .must && [.fail, .error, .untested].contains($0.status)
+        }
+    }
+}
+
+/// Options of one run.
+public struct RunOptions: Sendable {
+    public var seed: UInt64 = 1
+    public var jobs = 1
+    /// Case IDs to run; all when empty. A trailing `*` matches a prefix.
+    public var filters: [String] = []
+
+    public init(seed: UInt64 = 1, jobs: Int = 1, filters: [String] = []) {
+        self.seed = seed
+        self.jobs = jobs
+        self.filters = filters
+    }
+}
+
+/// Runs the acceptance cases of a spec against one client.
+public struct SuiteRunner: Sendable {
+    public let bundle: SpecBundle
+    public let launcher: any AdapterLauncher
+
+    public init(bundle: SpecBundle, launcher: any AdapterLauncher) {
+        self.bundle = bundle
+        self.launcher = launcher
+    }
+
+    public func selectedCases(_ options: RunOptions) -> [AcceptanceCase] {
+        guard !options.filters.isEmpty else { return bundle.cases }
+        return bundle.cases.filter { candidate in
+            options.filters.contains { World.matches(pattern: $0, path: candidate.id) }
+        }
+    }
+
+    /// Runs the selected cases; `progress` is called after each case with the number done and the total.
+    public func run(_ options: RunOptions, progress: @Sendable (Int, Int, CaseOutcome) -> Void = { _, _, _ in }) -> RunResult {
+        guard let machine = bundle.stateMachine, let catalogue = bundle.catalogue else {
+            preconditionFailure("a spec that linted clean has a catalogue and a state machine")
+        }
+        let probe: (ImplementationInfo, [String])
+        do {
+            probe = try Self.probe(launcher)
+        } catch {
+            return RunResult(implementation: nil, capabilities: [], adapter: launcher.description, seed: options.seed,
+                             outcomes: [], requirements: VerdictBuilder.verdicts(catalogue: catalogue, outcomes: [], capabilities: []),
+                             startupFailure: error)
+        }
+        let cases = selectedCases(options)
+        let results = Mutex<[Int: CaseOutcome]>([:])
+        let next = Atomic<Int>(0)
+        let done = Atomic<Int>(0)
+        // Each worker takes the next case until none is left; outcomes keep the cases' order.
+        DispatchQueue.concurrentPerform(iterations: max(1, min(options.jobs, cases.count))) { _ in
+            while true {
+                let position = next.add(1, ordering: .relaxed).oldValue
+                guard position < cases.count else { return }
+                let outcome = CaseExecutor(acceptanceCase: cases[position], machine: machine, launcher: launcher,
+                                           capabilities: probe.1, seed: options.seed).run()
+                results.withLock { $0[position] = outcome }
+                progress(done.add(1, ordering: .relaxed).newValue, cases.count, outcome)
+            }
+        }
+        let outcomes = results.withLock { all in cases.indices.map { all[$0]! } }
+        return RunResult(implementation: probe.0, capabilities: probe.1, adapter: launcher.description, seed: options.seed,
+                         outcomes: outcomes,
+                         requirements: VerdictBuilder.verdicts(catalogue: catalogue, outcomes: outcomes, capabilities: probe.1),
+                         startupFailure: nil)
+    }
+
+    /// Starts the client once to read its identity and capabilities.
+    static func probe(_ launcher: any AdapterLauncher) throws(AdapterFailure) -> (ImplementationInfo, [String]) {
+        let connection = try launcher.launch()
+        defer { connection.kill() }
+        let message = try connection.receive()
+        guard case .hello(let version, let implementation, let capabilities) = message else {
+            throw AdapterFailure(.protocolViolation, "the adapter's first message was not 'hello'",
+                                 stderrTail: String(connection.capturedLog.suffix(4_000)))
+        }
+        guard version == adapterProtocolVersion else {
+            throw AdapterFailure(.versionMismatch,
+                                 "this runner speaks protocol \(adapterProtocolVersion); the adapter sent \(version)",
+                                 stderrTail: String(connection.capturedLog.suffix(4_000)))
+        }
+        return (implementation, capabilities)
+    }
+}

@@ -1,0 +1,140 @@
+import ConformanceProtocol
+
+/// The trace read back as facts: each HTTP exchange with its reply, each transition, what was shown,
+/// stored and logged, each with the event number that proves it.
+struct TraceIndex {
+    struct Exchange {
+        let event: Int
+        let instance: Int
+        let step: Int
+        let id: String
+        let cause: String?
+        let request: HTTPRequestMessage
+        var replyEvent: Int?
+        var reply: ReplyBody?
+
+        var status: Int? {
+            if case .response(let response)? = reply { return response.status }
+            return nil
+        }
+
+        var responseBody: HTTPResponseMessage? {
+            if case .response(let response)? = reply { return response }
+            return nil
+        }
+    }
+
+    struct Transition {
+        let event: Int
+        let instance: Int
+        let step: Int
+        let message: TransitionEvent
+    }
+
+    struct StorageWrite {
+        let event: Int
+        let instance: Int
+        let effectID: String
+        let secure: Bool
+        let key: String
+        let value: String
+        let accessibility: Accessibility?
+    }
+
+    struct Located<T> {
+        let event: Int
+        let instance: Int
+        let step: Int
+        let value: T
+    }
+
+    private(set) var exchanges: [Exchange] = []
+    private(set) var transitions: [Transition] = []
+    private(set) var storageWrites: [StorageWrite] = []
+    private(set) var storageReads: [Located<(key: String, reply: ReplyBody?)>] = []
+    private(set) var ui: [Located<UIEvent>] = []
+    private(set) var logs: [Located<String>] = []
+    private(set) var results: [Located<CommandResult>] = []
+    private(set) var commands: [Located<AppCommand>] = []
+    private(set) var kills: [Located<String>] = []
+    private(set) var launches: [Located<Int>] = []
+    /// Every text the client emitted outside secure storage and the wire: logs, UI, transitions, results.
+    private(set) var emittedTexts: [Located<String>] = []
+
+    init(_ trace: Trace) {
+        var exchangeIndex: [String: Int] = [:]
+        var readIndex: [String: Int] = [:]
+        for event in trace.events {
+            switch event.kind {
+            case .processStarted(let instance):
+                launches.append(Located(event: event.number, instance: instance, step: event.step, value: instance))
+            case .processKilled(_, let reason):
+                kills.append(Located(event: event.number, instance: event.instance, step: event.step, value: reason))
+            case .sent(.command(let command)):
+                commands.append(Located(event: event.number, instance: event.instance, step: event.step, value: command))
+            case .sent(.reply(let id, let body)):
+                let key = "\(event.instance)/\(id)"
+                if let index = exchangeIndex[key] {
+                    exchanges[index].replyEvent = event.number
+                    exchanges[index].reply = body
+                } else if let index = readIndex[key] {
+                    storageReads[index] = Located(event: storageReads[index].event, instance: event.instance,
+                                                  step: storageReads[index].step,
+                                                  value: (storageReads[index].value.key, body))
+                }
+            case .received(let message):
+                record(message, event: event, exchangeIndex: &exchangeIndex, readIndex: &readIndex)
+            case .writeDiscarded(let id):
+                storageWrites.removeAll { $0.instance == event.instance && $0.effectID == id }
+            default:
+                break
+            }
+        }
+    }
+
+    private mutating func record(_ message: AdapterMessage, event: TraceEvent, exchangeIndex: inout [String: Int],
+                                 readIndex: inout [String: Int]) {
+        let at = { (text: String) in Located(event: event.number, instance: event.instance, step: event.step, value: text) }
+        switch message {
+        case .http(let id, let cause, let request):
+            exchangeIndex["\(event.instance)/\(id)"] = exchanges.count
+            exchanges.append(Exchange(event: event.number, instance: event.instance, step: event.step, id: id,
+                                      cause: cause, request: request))
+        case .storage(let id, let operation, let key, let value, let accessibility):
+            if operation == .set {
+                storageWrites.append(StorageWrite(event: event.number, instance: event.instance, effectID: id, secure: true, key: key,
+                                                  value: value ?? "", accessibility: accessibility))
+            } else if operation == .get {
+                readIndex["\(event.instance)/\(id)"] = storageReads.count
+                storageReads.append(Located(event: event.number, instance: event.instance, step: event.step,
+                                            value: (key, nil)))
+            }
+        case .preferences(let id, let operation, let key, let value):
+            if operation == .set {
+                storageWrites.append(StorageWrite(event: event.number, instance: event.instance, effectID: id, secure: false, key: key,
+                                                  value: value ?? "", accessibility: nil))
+                emittedTexts.append(at(key + " " + (value ?? "")))
+            }
+        case .transition(let transition):
+            transitions.append(Transition(event: event.number, instance: event.instance, step: event.step,
+                                          message: transition))
+            emittedTexts.append(at(message.json.jsonText))
+        case .ui(let uiEvent):
+            ui.append(Located(event: event.number, instance: event.instance, step: event.step, value: uiEvent))
+            emittedTexts.append(at(message.json.jsonText))
+        case .log(_, let text):
+            logs.append(at(text))
+            emittedTexts.append(at(text))
+        case .result(let result):
+            results.append(Located(event: event.number, instance: event.instance, step: event.step, value: result))
+            emittedTexts.append(at(message.json.jsonText))
+        default:
+            break
+        }
+    }
+
+    /// The client's state just before event `number`, from the transitions before it in the same instance.
+    func state(before number: Int, instance: Int) -> String? {
+        transitions.last { $0.event < number && $0.instance == instance }?.message.to
+    }
+}

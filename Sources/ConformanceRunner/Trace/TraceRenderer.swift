@@ -1,0 +1,45 @@
+import ConformanceProtocol
+
+/// Renders trace events as one line each, with every token value replaced by its handle (`at#2`).
+public struct TraceRenderer: Sendable {
+    public let vault: TokenVault
+
+    public init(vault: TokenVault) { self.vault = vault }
+
+    public func line(_ event: TraceEvent) -> String {
+        let body: String
+        switch event.kind {
+        case .stepStarted(let index, let kind): body = "-- step \(index + 1): \(kind)"
+        case .processStarted(let instance): body = "** client instance \(instance) started"
+        case .processKilled(let instance, let reason): body = "** client instance \(instance) killed: \(reason)"
+        case .sent(let message): body = "> " + message.line
+        case .received(let message): body = "< " + message.line
+        case .world(let text): body = "   world: " + text
+        case .writeDiscarded(let id): body = "   world: secure-storage write \(id) discarded: the process died first"
+        }
+        return vault.redact("#\(event.number) " + body)
+    }
+
+    public func render(_ trace: Trace) -> String {
+        trace.events.map(line).joined(separator: "\n")
+    }
+
+    /// The events around the evidence, for a failure report.
+    public func excerpt(_ trace: Trace, around evidence: [Int], context: Int = 2, limit: Int = 40) -> String {
+        var numbers: Set<Int> = []
+        for number in evidence {
+            for neighbour in (number - context)...(number + context) where neighbour >= 1 && neighbour <= trace.events.count {
+                numbers.insert(neighbour)
+            }
+        }
+        var lines: [String] = []
+        var previous = 0
+        for number in numbers.sorted().prefix(limit) {
+            if previous != 0 && number != previous + 1 { lines.append("   ...") }
+            let marker = evidence.contains(number) ? "=> " : "   "
+            lines.append(marker + line(trace.events[number - 1]))
+            previous = number
+        }
+        return lines.joined(separator: "\n")
+    }
+}

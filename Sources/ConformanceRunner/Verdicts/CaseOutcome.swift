@@ -1,0 +1,28 @@
+import ConformanceProtocol
+
+/// How one case ended.
+public enum CaseStatus: String, Sendable, Hashable, CaseIterable {
+    case pass
+    case fail
+    /// The case needs a capability the adapter did not declare.
+    case skipped
+    /// The adapter crashed, hung or broke the protocol; nothing can be said of the requirements.
+    case error
+}
+
+public struct CaseOutcome: Sendable {
+    public let caseID: String
+    public let title: String
+    public let file: String
+    public let requirements: [String]
+    public let status: CaseStatus
+    public let findings: [Finding]
+    /// Why the case was skipped or errored.
+    public let reason: String?
+    /// The adapter's stderr tail when it errored.
+    public let stderrTail: String?
+    public let trace: Trace
+    /// Token values to handles, for rendering the trace.
+    public let vault: TokenVault
+    public let seed: UInt64
+}

@@ -1,0 +1,26 @@
+import JSONCore
+import ConformanceProtocol
+
+/// The resource server: each account's private resources, each response tagged with a content id so the
+/// runner knows whose data a screen shows.
+struct APIServer: Sendable {
+    /// Content id to the account whose data it is.
+    private(set) var contentOwners: [String: String] = [:]
+    private var served = 0
+
+    mutating func resource(_ name: String, for account: WorldAccount) -> HTTPResponseMessage {
+        served += 1
+        let contentID = "content-\(served)"
+        contentOwners[contentID] = account.name
+        return HTTPResponseMessage(status: 200, headers: ["content-type": "application/json"], body: [
+            "resource": .string(name), "account_id": .string(account.id), "contentId": .string(contentID),
+            "items": .array((1...3).map { .string("\(account.name)-\(name)-\($0)") }),
+        ])
+    }
+
+    func profile(for account: WorldAccount) -> HTTPResponseMessage {
+        HTTPResponseMessage(status: 200, headers: ["content-type": "application/json"], body: [
+            "account_id": .string(account.id), "email": .string(account.email), "display_name": .string(account.name),
+        ])
+    }
+}

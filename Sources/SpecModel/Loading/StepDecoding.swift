@@ -1,0 +1,235 @@
+import SpecYAML
+
+/// Reads the arguments of each step kind into a `StepAction`, strictly: unknown keys and wrong types are errors.
+extension SpecDecoder {
+    mutating func stepAction(_ kind: String, _ node: YAMLNode) -> StepAction? {
+        let what = "step '\(kind)'"
+        if StepKind.systemEvents.contains(kind) {
+            guard let map = mapping(node, what, allowed: []) else { return nil }
+            finish(map)
+            return .system(kind)
+        }
+        switch kind {
+        case "launch", "signOut", "barrier", "reboot":
+            guard let map = mapping(node, what, allowed: []) else { return nil }
+            finish(map)
+            switch kind {
+            case "launch": return .launch
+            case "signOut": return .signOut
+            case "reboot": return .reboot
+            default: return .barrier
+            }
+        case "kill":
+            guard var map = mapping(node, what, allowed: ["at"]) else { return nil }
+            let point = map.optional("at").flatMap { choice($0, "'at'", as: KillPoint.self) }
+            finish(map)
+            return .kill(point?.value ?? .now)
+        case "signIn", "switchAccount":
+            guard let credentials = credentials(node, what) else { return nil }
+            return kind == "signIn" ? .signIn(credentials) : .switchAccount(credentials)
+        case "request":
+            guard var map = mapping(node, what, allowed: ["resource", "count"]) else { return nil }
+            let resource = map.required("resource").flatMap { identifier($0, "resource", pattern: .lowerKebab) }
+            let count = map.optional("count").flatMap { positive($0, "count") }
+            finish(map)
+            guard let resource else { return nil }
+            return .request(resource: resource.value, count: count ?? 1)
+        case "advance", "skewClock":
+            guard var map = mapping(node, what, allowed: ["seconds"]) else { return nil }
+            let seconds = map.required("seconds").flatMap { number($0, "seconds") }
+            finish(map)
+            guard let seconds else { return nil }
+            if kind == "advance", seconds < 0 {
+                error("time only moves forward; 'seconds' of advance must not be negative", at: node.location)
+                return nil
+            }
+            return kind == "advance" ? .advance(seconds: seconds) : .skewClock(seconds: seconds)
+        case "fault":
+            guard var map = mapping(node, what, allowed: ["path", "kind", "times"]) else { return nil }
+            let path = map.required("path").flatMap { endpointPath($0) }
+            let faultKind = map.required("kind").flatMap { choice($0, "fault kind", as: FaultKind.self) }
+            let times = map.optional("times").flatMap { positive($0, "times") }
+            finish(map)
+            guard let path, let faultKind else { return nil }
+            return .fault(path: path, kind: faultKind.value, times: times ?? 1)
+        case "hold", "release":
+            guard var map = mapping(node, what, allowed: ["path"]) else { return nil }
+            let path = map.required("path").flatMap { endpointPath($0) }
+            finish(map)
+            guard let path else { return nil }
+            return kind == "hold" ? .hold(path: path) : .release(path: path)
+        case "configure":
+            guard var map = mapping(node, what, allowed: ["reuseInterval", "accessTokenLifetime"]) else { return nil }
+            let settings = ServerSettings(
+                reuseInterval: map.optional("reuseInterval").flatMap { number($0, "reuseInterval") },
+                accessTokenLifetime: map.optional("accessTokenLifetime").flatMap { number($0, "accessTokenLifetime") })
+            finish(map)
+            return .configure(settings)
+        case "revoke":
+            guard var map = mapping(node, what, allowed: ["account"]) else { return nil }
+            let account = map.required("account").flatMap { accountName($0) }
+            finish(map)
+            guard let account else { return nil }
+            return .revoke(account: account)
+        case "expect":
+            return expectation(node).map(StepAction.expect)
+        default:
+            return nil
+        }
+    }
+
+    private mutating func credentials(_ node: YAMLNode, _ what: String) -> Credentials? {
+        guard var map = mapping(node, what, allowed: ["account", "email", "password"]) else { return nil }
+        defer { finish(map) }
+        if let account = map.optional("account") {
+            if map.optional("email") != nil || map.optional("password") != nil {
+                error("\(what) takes either 'account' or 'email' and 'password', not both", at: node.location)
+            }
+            return accountName(account).map(Credentials.account)
+        }
+        // Raw input may be empty or malformed on purpose: it is what validation is tested with.
+        let email = map.required("email").flatMap { rawInput($0, "email") }
+        let password = map.required("password").flatMap { rawInput($0, "password") }
+        guard let email, let password else { return nil }
+        return .raw(email: email, password: password)
+    }
+
+    /// Form input as typed: any scalar text, empty included, but not a list or a mapping.
+    private mutating func rawInput(_ node: YAMLNode, _ what: String) -> String? {
+        guard let scalar = node.scalar else {
+            error("expected \(what) to be text, found \(node.kindDescription)", at: node.location)
+            return nil
+        }
+        return scalar.text
+    }
+
+    private mutating func accountName(_ node: YAMLNode) -> String? {
+        guard let name = string(node, "account") else { return nil }
+        guard StepKind.accounts.contains(name.value) else {
+            error("unknown account '\(name.value)'; the world has \(StepKind.accounts.joined(separator: ", "))"
+                  + Suggestion.hint(for: name.value, among: StepKind.accounts), at: node.location)
+            return nil
+        }
+        return name.value
+    }
+
+    private mutating func endpointPath(_ node: YAMLNode) -> String? {
+        guard let path = string(node, "path") else { return nil }
+        guard path.value.hasPrefix("/") else {
+            error("path '\(path.value)' must start with '/'", at: node.location)
+            return nil
+        }
+        return path.value
+    }
+
+    mutating func number(_ node: YAMLNode, _ what: String) -> Double? {
+        switch node.scalar?.resolved {
+        case .int(let value): return Double(value)
+        case .double(let value): return value
+        default:
+            error("expected \(what) to be a number, found \(node.kindDescription)", at: node.location)
+            return nil
+        }
+    }
+
+    mutating func positive(_ node: YAMLNode, _ what: String) -> Int? {
+        guard let value = integer(node, what)?.value else { return nil }
+        guard value >= 1 else {
+            error("\(what) must be at least 1", at: node.location)
+            return nil
+        }
+        return value
+    }
+
+    private mutating func count(_ node: YAMLNode, _ what: String) -> Int? {
+        guard let value = integer(node, what)?.value else { return nil }
+        guard value >= 0 else {
+            error("\(what) must not be negative", at: node.location)
+            return nil
+        }
+        return value
+    }
+
+    private static let expectationKeys = [
+        "state", "results", "requests", "held", "prompts", "shown", "notShown", "transitions", "tokensStored",
+        "revoked", "failFor",
+    ]
+
+    private mutating func expectation(_ node: YAMLNode) -> Expectation? {
+        guard var map = mapping(node, "step 'expect'", allowed: Self.expectationKeys) else { return nil }
+        var expectation = Expectation()
+        expectation.state = map.optional("state").flatMap { string($0, "state") }
+        expectation.results = map.optional("results").flatMap { resultExpectation($0) }
+        if let requests = map.optional("requests").flatMap({ list($0, "requests") }) {
+            expectation.requests = requests.compactMap { requestExpectation($0) }
+        }
+        expectation.held = map.optional("held").flatMap { count($0, "held") }
+        expectation.prompts = map.optional("prompts").flatMap { count($0, "prompts") }
+        if let shown = map.optional("shown") {
+            expectation.shown = stringList(shown, "shown").compactMap { checkedAccount($0) }
+        }
+        if let notShown = map.optional("notShown") {
+            expectation.notShown = stringList(notShown, "notShown").compactMap { checkedAccount($0) }
+        }
+        expectation.transitions = map.optional("transitions").map { node in
+            guard let items = list(node, "transitions", allowEmpty: true) else { return [] }
+            return items.compactMap { string($0, "each entry of transitions") }
+        }
+        if let stored = map.optional("tokensStored") {
+            guard case .bool(let flag)? = stored.scalar?.resolved else {
+                error("expected tokensStored to be true or false, found \(stored.kindDescription)", at: stored.location)
+                finish(map)
+                return nil
+            }
+            expectation.tokensStored = flag
+        }
+        expectation.revoked = map.optional("revoked").flatMap { accountName($0) }
+        if let failFor = map.optional("failFor") {
+            expectation.failFor = stringList(failFor, "failFor")
+        }
+        if map.entries.isEmpty {
+            error("step 'expect' checks nothing; give at least one of \(Self.expectationKeys.joined(separator: ", "))",
+                  at: node.location)
+        }
+        finish(map)
+        return expectation
+    }
+
+    private mutating func checkedAccount(_ name: Located<String>) -> String? {
+        guard StepKind.accounts.contains(name.value) else {
+            error("unknown account '\(name.value)'" + Suggestion.hint(for: name.value, among: StepKind.accounts),
+                  at: name.location)
+            return nil
+        }
+        return name.value
+    }
+
+    private mutating func resultExpectation(_ node: YAMLNode) -> ResultExpectation? {
+        guard var map = mapping(node, "'results'", allowed: ["ok", "failed", "codes"]) else { return nil }
+        var expectation = ResultExpectation(codes: [:])
+        expectation.ok = map.optional("ok").flatMap { count($0, "ok") }
+        expectation.failed = map.optional("failed").flatMap { count($0, "failed") }
+        if let codes = map.optional("codes"), let entries = codes.mapping {
+            for entry in entries {
+                if let value = count(entry.value, "the count of '\(entry.key)'") { expectation.codes[entry.key] = value }
+            }
+        } else if let codes = map.optional("codes") {
+            error("expected codes to be a mapping of error code to count, found \(codes.kindDescription)", at: codes.location)
+        }
+        finish(map)
+        return expectation
+    }
+
+    private mutating func requestExpectation(_ node: YAMLNode) -> RequestExpectation? {
+        guard var map = mapping(node, "a request count", allowed: ["path", "count", "atMost"]) else { return nil }
+        let path = map.required("path").flatMap { endpointPath($0) }
+        let exact = map.optional("count").flatMap { count($0, "count") }
+        let atMost = map.optional("atMost").flatMap { count($0, "atMost") }
+        if exact == nil, atMost == nil {
+            error("a request count needs 'count' or 'atMost'", at: node.location)
+        }
+        finish(map)
+        guard let path else { return nil }
+        return RequestExpectation(path: path, count: exact, atMost: atMost)
+    }
+}

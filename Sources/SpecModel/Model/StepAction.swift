@@ -1,0 +1,101 @@
+/// Who signs in: one of the world's accounts, or raw form input (to test validation and wrong passwords).
+public enum Credentials: Sendable, Hashable {
+    case account(String)
+    case raw(email: String, password: String)
+}
+
+/// When a `kill` step ends the adapter process.
+public enum KillPoint: String, Sendable, Hashable, CaseIterable {
+    /// At once.
+    case now
+    /// When the client next sends a secure-storage write; the write is discarded.
+    case beforeStorageWrite
+    /// Right after the client's next secure-storage write took effect, before the client hears back.
+    case afterStorageWrite
+}
+
+/// A fault the world injects into the next calls to an endpoint.
+public enum FaultKind: String, Sendable, Hashable, CaseIterable {
+    /// 400 `{"error":"invalid_grant"}`.
+    case invalidGrant
+    /// 401 `{"error":"session_revoked"}` on refresh, or the session revoked server-side.
+    case revoked
+    /// 401 `{"error":"invalid_token"}`: the server no longer accepts the access token, as when it expired early.
+    case expiredToken
+    /// 503.
+    case serverError
+    /// No response; the server never saw the request.
+    case timeout
+    /// The device is offline for this call.
+    case offline
+    /// The server processed the request, then the response was lost (an indefinite outcome).
+    case lost
+}
+
+/// Settings of the simulated auth server.
+public struct ServerSettings: Sendable, Hashable {
+    /// Seconds during which the immediately previous refresh token is still accepted once.
+    public var reuseInterval: Double?
+    /// Seconds an access token lives.
+    public var accessTokenLifetime: Double?
+
+    public init(reuseInterval: Double? = nil, accessTokenLifetime: Double? = nil) {
+        self.reuseInterval = reuseInterval
+        self.accessTokenLifetime = accessTokenLifetime
+    }
+}
+
+/// A count of command results, for `expect: { results: ... }`.
+public struct ResultExpectation: Sendable, Hashable {
+    public var ok: Int?
+    public var failed: Int?
+    /// Error code to how many commands ended with it.
+    public var codes: [String: Int]
+}
+
+/// A count of HTTP requests whose path matches, for `expect: { requests: ... }`.
+public struct RequestExpectation: Sendable, Hashable {
+    /// A path; a trailing `*` matches any suffix.
+    public var path: String
+    public var count: Int?
+    public var atMost: Int?
+}
+
+/// What an `expect` step checks. Counts are over what happened since the previous `expect` of the case.
+public struct Expectation: Sendable {
+    public var state: Located<String>?
+    public var results: ResultExpectation?
+    public var requests: [RequestExpectation] = []
+    public var held: Int?
+    public var prompts: Int?
+    public var shown: [String] = []
+    public var notShown: [String] = []
+    public var transitions: [Located<String>]?
+    public var tokensStored: Bool?
+    public var revoked: String?
+    /// The requirements a failure of this step is charged to; the case's own when empty.
+    public var failFor: [Located<String>] = []
+}
+
+/// What one step of a case does.
+public enum StepAction: Sendable {
+    case launch
+    case kill(KillPoint)
+    case signIn(Credentials)
+    case switchAccount(Credentials)
+    case signOut
+    case request(resource: String, count: Int)
+    /// An OS event: background, foreground, lock, unlock, online, offline.
+    case system(String)
+    case advance(seconds: Double)
+    case skewClock(seconds: Double)
+    case fault(path: String, kind: FaultKind, times: Int)
+    case hold(path: String)
+    case release(path: String)
+    case configure(ServerSettings)
+    case revoke(account: String)
+    /// The device restarts: the process dies, the device is locked and not yet unlocked since boot.
+    case reboot
+    case barrier
+    case expect(Expectation)
+}
