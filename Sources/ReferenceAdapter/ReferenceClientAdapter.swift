@@ -12,7 +12,9 @@ enum CommandContext {
 public final class ReferenceClientAdapter: InProcessClient, @unchecked Sendable {
     public static let implementation = ImplementationInfo(
         name: "SessionKit", version: "0.1.0", language: "Swift", platform: ReferenceClientAdapter.platform)
-    public static let capabilities = ["background-refresh"]
+    public static let capabilities = ["background-refresh", "offline-browsing"]
+    /// The reference's declared offline policy: only the news feed may show from cache before validation.
+    public static let offlineResources = ["news"]
 
     private static var platform: String {
         #if os(Linux)
@@ -29,13 +31,15 @@ public final class ReferenceClientAdapter: InProcessClient, @unchecked Sendable 
     private var client: SessionClient?
     private let configuration: SessionConfiguration
 
-    public init(configuration: SessionConfiguration = SessionConfiguration()) {
-        self.configuration = configuration
+    public init(configuration: SessionConfiguration? = nil) {
+        var defaults = SessionConfiguration()
+        defaults.offlinePolicy = OfflinePolicy(cachedResources: Set(Self.offlineResources))
+        self.configuration = configuration ?? defaults
     }
 
     public func start() -> [AdapterMessage] {
         [.hello(protocolVersion: adapterProtocolVersion, implementation: Self.implementation,
-                capabilities: Self.capabilities)]
+                capabilities: Self.capabilities, offlineResources: Self.offlineResources)]
     }
 
     public func handle(_ message: RunnerMessage) -> [AdapterMessage] {

@@ -60,7 +60,9 @@ public struct CommandResult: Sendable, Hashable {
 
 /// Messages from the adapter to the runner: the handshake, effects (answered with a reply) and events.
 public enum AdapterMessage: Sendable, Hashable {
-    case hello(protocolVersion: Int, implementation: ImplementationInfo, capabilities: [String])
+    /// `offlineResources` is the declared offline policy: the resources whose cached content may be shown
+    /// before the session is validated (with the `offline-browsing` capability).
+    case hello(protocolVersion: Int, implementation: ImplementationInfo, capabilities: [String], offlineResources: [String] = [])
     case http(id: String, cause: String?, HTTPRequestMessage)
     case storage(id: String, operation: StorageOperation, key: String, value: String?, accessibility: Accessibility?)
     case preferences(id: String, operation: StorageOperation, key: String, value: String?)
@@ -81,12 +83,16 @@ public enum AdapterMessage: Sendable, Hashable {
 
     public var json: JSONValue {
         switch self {
-        case .hello(let version, let implementation, let capabilities):
-            return ["type": "hello", "protocol": .int(version),
+        case .hello(let version, let implementation, let capabilities, let offlineResources):
+            var object: [String: JSONValue] = ["type": "hello", "protocol": .int(version),
                     "implementation": ["name": .string(implementation.name), "version": .string(implementation.version),
                                        "language": .string(implementation.language),
                                        "platform": .string(implementation.platform)],
                     "capabilities": .array(capabilities.map(JSONValue.string))]
+            if !offlineResources.isEmpty {
+                object["offlinePolicy"] = ["cachedResources": .array(offlineResources.map(JSONValue.string))]
+            }
+            return .object(object)
         case .http(let id, let cause, let request):
             var object: [String: JSONValue] = ["type": "http", "id": .string(id), "request": request.json]
             if let cause { object["cause"] = .string(cause) }
@@ -138,24 +144,18 @@ public enum AdapterMessage: Sendable, Hashable {
         switch type {
         case "hello":
             let implementation = try FieldReader(reader.value("implementation"), what: "the implementation")
-            var capabilities: [String] = []
-            if reader.has("capabilities") {
-                guard let list = try reader.value("capabilities").array else {
-                    throw ProtocolViolation(.wrongType, "'capabilities' must be an array of strings")
-                }
-                for item in list {
-                    guard let name = item.string else {
-                        throw ProtocolViolation(.wrongType, "'capabilities' must be an array of strings")
-                    }
-                    capabilities.append(name)
-                }
+            let capabilities = reader.has("capabilities") ? try Self.strings(reader.value("capabilities"), "capabilities") : []
+            var offlineResources: [String] = []
+            if reader.has("offlinePolicy") {
+                let policy = try FieldReader(reader.value("offlinePolicy"), what: "the offline policy")
+                offlineResources = try Self.strings(policy.value("cachedResources"), "offlinePolicy.cachedResources")
             }
             self = .hello(
                 protocolVersion: try reader.int("protocol"),
                 implementation: ImplementationInfo(
                     name: try implementation.string("name"), version: try implementation.string("version"),
                     language: try implementation.string("language"), platform: try implementation.string("platform")),
-                capabilities: capabilities)
+                capabilities: capabilities, offlineResources: offlineResources)
         case "http":
             self = .http(id: try reader.string("id"), cause: try reader.optionalString("cause"),
                          try HTTPRequestMessage(json: reader.value("request")))
@@ -198,6 +198,16 @@ public enum AdapterMessage: Sendable, Hashable {
 }
 
 extension AdapterMessage {
+    private static func strings(_ value: JSONValue, _ name: String) throws(ProtocolViolation) -> [String] {
+        guard let list = value.array else { throw ProtocolViolation(.wrongType, "'\(name)' must be an array of strings") }
+        var result: [String] = []
+        for item in list {
+            guard let text = item.string else { throw ProtocolViolation(.wrongType, "'\(name)' must be an array of strings") }
+            result.append(text)
+        }
+        return result
+    }
+
     /// Parses one protocol line.
     public init(line: String) throws(ProtocolViolation) {
         let value: JSONValue

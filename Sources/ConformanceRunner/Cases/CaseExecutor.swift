@@ -7,6 +7,7 @@ struct CaseExecutor {
     let machine: StateMachine
     let launcher: any AdapterLauncher
     let capabilities: [String]
+    let offlineResources: [String]
     let seed: UInt64
 
     func run() -> CaseOutcome {
@@ -38,7 +39,8 @@ struct CaseExecutor {
         }
         driver.finish()
         let context = OracleContext(index: TraceIndex(driver.trace), trace: driver.trace, world: driver.world,
-                                    machine: machine, capabilities: capabilities, capturedLog: driver.capturedLog)
+                                    machine: machine, capabilities: capabilities, offlineResources: offlineResources,
+                                    capturedLog: driver.capturedLog)
         for oracle in Oracles.all { findings += oracle.check(context) }
         return outcome(findings.isEmpty ? .pass : .fail, driver: driver, findings: findings, seed: caseSeed)
     }

@@ -90,7 +90,7 @@ final class ClientDriver {
         self.connection = connection
         record(.processStarted(instance: instance))
         let first = try receive()
-        guard case .hello(let version, let implementation, let capabilities) = first else {
+        guard case .hello(let version, let implementation, let capabilities, _) = first else {
             throw AdapterFailure(.protocolViolation, "the adapter's first message was not 'hello'", stderrTail: tail())
         }
         guard version == adapterProtocolVersion else {

@@ -6,7 +6,7 @@ struct ContentBelongsToCurrentAccount: Oracle {
     let id = "content-belongs-to-current-account"
     let requirements = [
         "EPOCH-DISCARD-STALE-RESPONSES", "CACHE-PARTITION-BY-ACCOUNT", "CACHE-CLEAR-ON-SWITCH",
-        "RESTORE-NO-PRIVATE-BEFORE-VALIDATION", "SIGNOUT-BLOCK-AND-CLEAR",
+        "RESTORE-NO-PRIVATE-BEFORE-VALIDATION", "SIGNOUT-BLOCK-AND-CLEAR", "OFFLINE-POLICY-DECLARED",
     ]
 
     func check(_ context: OracleContext) -> [Finding] {
@@ -26,10 +26,19 @@ struct ContentBelongsToCurrentAccount: Oracle {
             }?.message.account.flatMap { WorldAccount.withID($0)?.name ?? $0 }
             switch state {
             case "restoring":
-                if !context.capabilities.contains("offline-browsing") || owner != current {
+                // Only what a declared offline policy names, of the account last signed in, may show early.
+                let lastAccount = index.transitions.last {
+                    $0.event < shown.event && ["sign-in-succeeded", "restore-validated"].contains($0.message.transition ?? "")
+                }?.message.account.flatMap { WorldAccount.withID($0)?.name ?? $0 }
+                let declared = context.capabilities.contains("offline-browsing")
+                let allowed = declared && context.offlineResources.contains(shown.value.resource ?? "") && owner == lastAccount
+                if !allowed {
                     findings.append(context.finding(
-                        ["RESTORE-NO-PRIVATE-BEFORE-VALIDATION"], id,
-                        "\(owner)'s private content was shown while restoring, before the session was validated",
+                        declared ? ["OFFLINE-POLICY-DECLARED", "RESTORE-NO-PRIVATE-BEFORE-VALIDATION"]
+                            : ["RESTORE-NO-PRIVATE-BEFORE-VALIDATION"], id,
+                        declared
+                            ? "\(owner)'s '\(shown.value.resource ?? "?")' was shown while restoring; the declared offline policy allows only [\(context.offlineResources.joined(separator: ", "))] of the last account"
+                            : "\(owner)'s private content was shown while restoring, before the session was validated",
                         [shown.event]))
                 }
             case "signedOut":

@@ -9,6 +9,7 @@ struct OracleContext {
     let world: World
     let machine: StateMachine
     let capabilities: [String]
+    let offlineResources: [String]
     /// The client's stderr, scanned like its logs.
     let capturedLog: String
 

@@ -8,6 +8,8 @@ import Synchronization
 public struct RunResult: Sendable {
     public let implementation: ImplementationInfo?
     public let capabilities: [String]
+    /// The declared offline policy: cached resources that may show before validation.
+    public let offlineResources: [String]
     public let adapter: String
     public let seed: UInt64
     public let outcomes: [CaseOutcome]
@@ -59,11 +61,11 @@ public struct SuiteRunner: Sendable {
         guard let machine = bundle.stateMachine, let catalogue = bundle.catalogue else {
             preconditionFailure("a spec that linted clean has a catalogue and a state machine")
         }
-        let probe: (ImplementationInfo, [String])
+        let probe: (ImplementationInfo, [String], [String])
         do {
             probe = try Self.probe(launcher)
         } catch {
-            return RunResult(implementation: nil, capabilities: [], adapter: launcher.description, seed: options.seed,
+            return RunResult(implementation: nil, capabilities: [], offlineResources: [], adapter: launcher.description, seed: options.seed,
                              outcomes: [], requirements: VerdictBuilder.verdicts(catalogue: catalogue, outcomes: [], capabilities: []),
                              startupFailure: error)
         }
@@ -77,24 +79,24 @@ public struct SuiteRunner: Sendable {
                 let position = next.add(1, ordering: .relaxed).oldValue
                 guard position < cases.count else { return }
                 let outcome = CaseExecutor(acceptanceCase: cases[position], machine: machine, launcher: launcher,
-                                           capabilities: probe.1, seed: options.seed).run()
+                                           capabilities: probe.1, offlineResources: probe.2, seed: options.seed).run()
                 results.withLock { $0[position] = outcome }
                 progress(done.add(1, ordering: .relaxed).newValue, cases.count, outcome)
             }
         }
         let outcomes = results.withLock { all in cases.indices.map { all[$0]! } }
-        return RunResult(implementation: probe.0, capabilities: probe.1, adapter: launcher.description, seed: options.seed,
+        return RunResult(implementation: probe.0, capabilities: probe.1, offlineResources: probe.2, adapter: launcher.description, seed: options.seed,
                          outcomes: outcomes,
                          requirements: VerdictBuilder.verdicts(catalogue: catalogue, outcomes: outcomes, capabilities: probe.1),
                          startupFailure: nil)
     }
 
     /// Starts the client once to read its identity and capabilities.
-    static func probe(_ launcher: any AdapterLauncher) throws(AdapterFailure) -> (ImplementationInfo, [String]) {
+    static func probe(_ launcher: any AdapterLauncher) throws(AdapterFailure) -> (ImplementationInfo, [String], [String]) {
         let connection = try launcher.launch()
         defer { connection.kill() }
         let message = try connection.receive()
-        guard case .hello(let version, let implementation, let capabilities) = message else {
+        guard case .hello(let version, let implementation, let capabilities, let offlineResources) = message else {
             throw AdapterFailure(.protocolViolation, "the adapter's first message was not 'hello'",
                                  stderrTail: String(connection.capturedLog.suffix(4_000)))
         }
@@ -103,6 +105,6 @@ public struct SuiteRunner: Sendable {
                                  "this runner speaks protocol \(adapterProtocolVersion); the adapter sent \(version)",
                                  stderrTail: String(connection.capturedLog.suffix(4_000)))
         }
-        return (implementation, capabilities)
+        return (implementation, capabilities, offlineResources)
     }
 }
