@@ -55,8 +55,13 @@ let package = Package(
         .testTarget(name: "SessionKitTests", dependencies: ["SessionKit", "SessionKitTesting"]),
         .testTarget(name: "ConformanceProtocolTests", dependencies: ["ConformanceProtocol"]),
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
+        .testTarget(
+            name: "ReferenceConformanceTests",
+            dependencies: ["ConformanceRunner", "ReferenceAdapter", "ConformanceProtocol", "SpecModel"]
+        ),
         .testTarget(name: "ConformanceRunnerTests", dependencies: ["ConformanceRunner", "ConformanceProtocol", "SpecModel", "JSONCore"]),
-        .testTarget(name: "AdapterProcessTests", dependencies: ["AdapterProcess"]),
+        // The fake adapters in Fixtures/ are run as processes from their source folder, not bundled.
+        .testTarget(name: "AdapterProcessTests", dependencies: ["AdapterProcess"], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Cuts a byte stream into the lines of the JSON Lines framing (docs/adapter-protocol.md, "Framing").
 ///
 /// Feed bytes as they arrive, in chunks of any size; each call returns the lines that became complete.
@@ -68,7 +76,7 @@ public struct JSONLineFramer: Sendable {
         var start = chunk.startIndex
         do {
             while start < chunk.endIndex {
-                guard let lineEnd = chunk[start...].firstIndex(of: Self.lineFeed) else {
+                guard let lineEnd = Self.indexOfLineFeed(in: chunk, from: start) else {
                     try appendPartial(UnsafeBufferPointer(rebasing: chunk[start...]))
                     break
                 }
@@ -81,6 +89,14 @@ public struct JSONLineFramer: Sendable {
             return (lines, error)
         }
         return (lines, nil)
+    }
+
+    /// The index of the first `\n` in `chunk` at or after `start` (memchr: fast even in debug builds).
+    private static func indexOfLineFeed(in chunk: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        guard let base = chunk.baseAddress, start < chunk.count,
+              let found = memchr(base + start, Int32(lineFeed), chunk.count - start)
+        else { return nil }
+        return UnsafeRawPointer(base).distance(to: UnsafeRawPointer(found))
     }
 
     /// Buffers bytes of a line whose end has not arrived, checking the limit first. One byte past the
@@ -110,10 +126,10 @@ public struct JSONLineFramer: Sendable {
             lineNumber += 1
         }
         if pending.isEmpty { return nil }
-        guard Self.isValidUTF8(pending) else {
+        guard let line = Self.decodeUTF8(pending) else {
             throw FramingError(.invalidUTF8, line: lineNumber, byteCount: pending.count)
         }
-        return String(decoding: pending, as: UTF8.self)
+        return line
     }
 
     /// The error for a line, `pending` followed by `piece`, that is longer than the limit. It reports the
@@ -127,14 +143,18 @@ public struct JSONLineFramer: Sendable {
         return FramingError(.lineTooLong, line: lineNumber, byteCount: byteCount, limit: maximumLineLength)
     }
 
-    private static func isValidUTF8(_ bytes: [UInt8]) -> Bool {
+    /// The line as a String, or nil when it is not valid UTF-8 (no replacement characters).
+    private static func decodeUTF8(_ bytes: [UInt8]) -> String? {
+        if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) {
+            return String(validating: bytes, as: UTF8.self)
+        }
         var iterator = bytes.makeIterator()
         var decoder = UTF8()
         while true {
             switch decoder.decode(&iterator) {
             case .scalarValue: continue
-            case .emptyInput: return true
-            case .error: return false
+            case .emptyInput: return String(decoding: bytes, as: UTF8.self)
+            case .error: return nil
             }
         }
     }

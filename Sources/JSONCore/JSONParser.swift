@@ -64,8 +64,12 @@ public struct JSONParser {
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a key") }
+            let keyStart = index
             let key = try string()
-            guard object[key] == nil else { throw error("duplicate key '\(key)'") }
+            guard object[key] == nil else {
+                index = keyStart
+                throw error("duplicate key '\(key)'")
+            }
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
             index += 1

@@ -206,7 +206,11 @@ final class ClientDriver {
     private func handleEvent(_ message: AdapterMessage) throws(AdapterFailure) {
         switch message {
         case .result(let result):
-            pendingCommands[result.id] = nil
+            guard pendingCommands.removeValue(forKey: result.id) != nil else {
+                throw AdapterFailure(.protocolViolation,
+                                     "a result for command '\(result.id)', which was not sent or was answered already",
+                                     stderrTail: tail())
+            }
         case .hello:
             throw AdapterFailure(.protocolViolation, "'hello' sent twice", stderrTail: tail())
         default:

@@ -1,7 +1,8 @@
 import ConformanceProtocol
 
-/// At most one refresh in flight per account: a refresh sent while another of the same account is unanswered
-/// means two callers refreshed on their own.
+/// At most one refresh in flight per session (token family): a refresh sent while another of the same
+/// session is unanswered means two callers refreshed on their own. A refresh of an ended session that
+/// is still on the wire does not count against the new session.
 struct SingleRefreshInFlight: Oracle {
     let id = "single-refresh-in-flight"
     let requirements = ["REFRESH-SINGLE-FLIGHT"]
@@ -10,18 +11,18 @@ struct SingleRefreshInFlight: Oracle {
         var findings: [Finding] = []
         let refreshes = context.index.exchanges.filter(\.isRefresh)
         for (position, refresh) in refreshes.enumerated() {
-            let account = refresh.presentedRefreshToken.flatMap { context.world.vault.token($0)?.account }
+            let family = refresh.presentedRefreshToken.flatMap { context.world.vault.token($0)?.family }
             let overlapping = refreshes[..<position].filter { earlier in
                 earlier.instance == refresh.instance
                     && (earlier.replyEvent.map { $0 > refresh.event } ?? !context.index.kills.contains {
                         $0.instance == earlier.instance && $0.event < refresh.event
                     })
-                    && earlier.presentedRefreshToken.flatMap { context.world.vault.token($0)?.account } == account
+                    && earlier.presentedRefreshToken.flatMap { context.world.vault.token($0)?.family } == family
             }
             if let earlier = overlapping.first {
                 findings.append(context.finding(
                     requirements, id,
-                    "a second refresh was sent while refresh #\(earlier.event) for the same account was still in flight",
+                    "a second refresh was sent while refresh #\(earlier.event) of the same session was still in flight",
                     [earlier.event, refresh.event]))
             }
         }
@@ -37,7 +38,7 @@ struct RequestRetriedAtMostOnce: Oracle {
     func check(_ context: OracleContext) -> [Finding] {
         var findings: [Finding] = []
         let api = context.index.exchanges.filter { !$0.isAuthEndpoint && $0.cause != nil }
-        let byCause = Dictionary(grouping: api) { "\($0.instance)/\($0.cause!)" }
+        let byCause = Dictionary(grouping: api) { "\($0.instance)/\($0.cause!) \($0.request.method) \($0.request.path)" }
         for key in byCause.keys.sorted() {
             let sends = byCause[key]!
             if sends.count > 2 {

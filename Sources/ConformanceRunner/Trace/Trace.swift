@@ -19,7 +19,7 @@ public struct TraceEvent: Sendable {
     public let step: Int
     /// The client process instance it belongs to (1 for the first launch).
     public let instance: Int
-    /// The server time when it happened.
+    /// The device's monotonic clock, in seconds, when it happened.
     public let time: Double
     public let kind: Kind
 }

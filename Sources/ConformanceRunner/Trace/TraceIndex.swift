@@ -58,7 +58,8 @@ struct TraceIndex {
     private(set) var commands: [Located<AppCommand>] = []
     private(set) var kills: [Located<String>] = []
     private(set) var launches: [Located<Int>] = []
-    /// Every text the client emitted outside secure storage and the wire: logs, UI, transitions, results.
+    /// Every text the client emitted as logs, UI events, transitions and results (preferences are
+    /// checked on their own: they are storage, not output).
     private(set) var emittedTexts: [Located<String>] = []
 
     init(_ trace: Trace) {
@@ -113,7 +114,6 @@ struct TraceIndex {
             if operation == .set {
                 storageWrites.append(StorageWrite(event: event.number, instance: event.instance, effectID: id, secure: false, key: key,
                                                   value: value ?? "", accessibility: nil))
-                emittedTexts.append(at(key + " " + (value ?? "")))
             }
         case .transition(let transition):
             transitions.append(Transition(event: event.number, instance: event.instance, step: event.step,

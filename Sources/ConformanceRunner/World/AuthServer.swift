@@ -45,7 +45,8 @@ struct AuthServer: Sendable {
             return rejected
         }
         let isCurrent = family.currentRefresh == presented
-        let withinReuse = family.previousRefresh == presented && time - family.rotatedAt <= reuseInterval
+        // The immediately previous token is accepted once more, and only while the interval lasts.
+        let withinReuse = reuseInterval > 0 && family.previousRefresh == presented && time - family.rotatedAt < reuseInterval
         guard isCurrent || withinReuse else {
             family.revoked = true
             families[token.family] = family
@@ -53,7 +54,7 @@ struct AuthServer: Sendable {
             return rejected
         }
         let (access, refresh) = issuePair(account: family.account, family: token.family, at: time)
-        family.previousRefresh = isCurrent ? presented : family.previousRefresh
+        family.previousRefresh = isCurrent ? presented : nil
         family.currentRefresh = refresh.value
         family.rotatedAt = time
         family.accessTokens.append(access.value)

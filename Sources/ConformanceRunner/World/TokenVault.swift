@@ -22,6 +22,8 @@ public struct TokenVault: Sendable {
     private(set) var tokens: [IssuedToken] = []
     private var byValue: [String: Int] = [:]
     private var counters: [IssuedToken.Kind: Int] = [:]
+    /// Every run of `fragmentLength` characters of every token, to find fragments in one pass over a text.
+    private var grams: [String: Set<Int>] = [:]
 
     /// The shortest run of a token's characters that counts as leaking it.
     public static let fragmentLength = 8
@@ -36,6 +38,10 @@ public struct TokenVault: Sendable {
             value: "\(kind == .access ? "sat" : "srt")_\(body)", kind: kind, number: counters[kind]!, account: account,
             family: family, issuedAt: time, expiresAt: lifetime.map { time + $0 })
         byValue[token.value] = tokens.count
+        let characters = Array(body)
+        for start in 0...(characters.count - Self.fragmentLength) {
+            grams[String(characters[start..<start + Self.fragmentLength]), default: []].insert(tokens.count)
+        }
         tokens.append(token)
         return token
     }
@@ -44,29 +50,56 @@ public struct TokenVault: Sendable {
         byValue[value].map { tokens[$0] }
     }
 
-    /// The tokens whose value, or a fragment of it, occurs in `text`.
+    /// The tokens whose value, or a fragment of at least `fragmentLength` characters of it, occurs in `text`.
     public func leaked(in text: String) -> [IssuedToken] {
-        guard text.count >= Self.fragmentLength else { return [] }
-        return tokens.filter { token in
-            let body = Array(token.value.dropFirst(4))
-            guard body.count >= Self.fragmentLength else { return text.contains(token.value) }
-            var start = 0
-            while start + Self.fragmentLength <= body.count {
-                if text.contains(String(body[start..<start + Self.fragmentLength])) { return true }
-                start += 1
-            }
-            return false
+        let characters = Array(text)
+        guard characters.count >= Self.fragmentLength, !grams.isEmpty else { return [] }
+        var found: Set<Int> = []
+        for start in 0...(characters.count - Self.fragmentLength) {
+            if let owners = grams[String(characters[start..<start + Self.fragmentLength])] { found.formUnion(owners) }
         }
+        return found.sorted().map { tokens[$0] }
     }
 
-    /// Every token value in `text` replaced by its handle.
+    /// Every token value in `text` replaced by its handle, and every fragment of one by `<at#2 fragment>`.
     public func redact(_ text: String) -> String {
-        guard text.contains("sat_") || text.contains("srt_") else { return text }
         var result = text
-        for token in tokens where result.contains(token.value) {
-            result = result.replacingOccurrences(of: token.value, with: token.handle)
+        if result.contains("sat_") || result.contains("srt_") {
+            for token in tokens where result.contains(token.value) {
+                result = result.replacingOccurrences(of: token.value, with: token.handle)
+            }
+        }
+        for token in leaked(in: result) {
+            result = Self.redactFragments(of: token, in: result)
         }
         return result
+    }
+
+    /// Replaces each maximal run of `text` that is also a run of the token by a marker.
+    private static func redactFragments(of token: IssuedToken, in text: String) -> String {
+        let secret = Array(token.value)
+        let characters = Array(text)
+        var output = ""
+        var index = 0
+        while index < characters.count {
+            var longest = 0
+            for start in secret.indices {
+                var length = 0
+                while index + length < characters.count, start + length < secret.count,
+                      characters[index + length] == secret[start + length] {
+                    length += 1
+                }
+                longest = max(longest, length)
+            }
+            if longest >= fragmentLength {
+                output += "<\(token.handle) fragment>"
+                index += longest
+            } else {
+                output.append(characters[index])
+                index += 1
+            }
+        }
+        return output
     }
 
     /// The tokens whose full value occurs in `text`.

@@ -8,6 +8,8 @@ public struct SpecLoadResult: Sendable {
     public var sources: [SourceText] = []
     public var files: [String] = []
 
+    public init() {}
+
     public var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
 
     public var renderer: DiagnosticRenderer { DiagnosticRenderer(sources: sources) }

@@ -1,0 +1,99 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Starts `/bin/sh -c COMMAND` with posix_spawn, in a process group of its own, with default signal
+/// dispositions and an empty signal mask, and the given pipe ends as its stdin, stdout and stderr.
+enum ProcessLauncher {
+    static func spawn(
+        commandLine: String,
+        environment: [String: String]?,
+        stdin: Int32,
+        stdout: Int32,
+        stderr: Int32
+    ) throws(AdapterProcessError) -> pid_t {
+        #if canImport(Darwin)
+        var actions: posix_spawn_file_actions_t?
+        var attributes: posix_spawnattr_t?
+        #else
+        var actions = posix_spawn_file_actions_t()
+        var attributes = posix_spawnattr_t()
+        #endif
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+
+        // dup2 clears close-on-exec on the copies; the originals (3 and above) close at exec.
+        posix_spawn_file_actions_adddup2(&actions, stdin, 0)
+        posix_spawn_file_actions_adddup2(&actions, stdout, 1)
+        posix_spawn_file_actions_adddup2(&actions, stderr, 2)
+
+        // A group of its own (its id is the child's pid), so a kill reaches the adapter's children too.
+        var flags = Int32(POSIX_SPAWN_SETPGROUP) | Int32(POSIX_SPAWN_SETSIGMASK) | Int32(POSIX_SPAWN_SETSIGDEF)
+        #if canImport(Darwin)
+        flags |= Int32(POSIX_SPAWN_CLOEXEC_DEFAULT)
+        #endif
+        posix_spawnattr_setflags(&attributes, Int16(flags))
+        posix_spawnattr_setpgroup(&attributes, 0)
+        // The runner ignores SIGPIPE; the adapter must not inherit that, nor any other ignored signal.
+        var everySignal = sigset_t()
+        sigfillset(&everySignal)
+        posix_spawnattr_setsigdefault(&attributes, &everySignal)
+        var noSignal = sigset_t()
+        sigemptyset(&noSignal)
+        posix_spawnattr_setsigmask(&attributes, &noSignal)
+
+        let arguments = CStringArray(["/bin/sh", "-c", commandLine])
+        let environmentStrings = environment.map { CStringArray($0.map { "\($0.key)=\($0.value)" }.sorted()) }
+        var processID: pid_t = 0
+        let result = arguments.withPointers { argv in
+            if let environmentStrings {
+                return environmentStrings.withPointers { envp in
+                    posix_spawn(&processID, "/bin/sh", &actions, &attributes, argv, envp)
+                }
+            }
+            return posix_spawn(&processID, "/bin/sh", &actions, &attributes, argv, currentEnvironment())
+        }
+        guard result == 0 else {
+            throw AdapterProcessError(.spawnFailed, systemError: result, detail: "posix_spawn /bin/sh -c \(commandLine)")
+        }
+        return processID
+    }
+
+    private static func currentEnvironment() -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? {
+        #if canImport(Darwin)
+        return _NSGetEnviron().pointee
+        #else
+        return environ
+        #endif
+    }
+}
+
+/// NUL-terminated copies of strings, as the `char *const []` that exec-style calls take.
+private final class CStringArray {
+    private let pointers: [UnsafeMutablePointer<CChar>?]
+
+    init(_ strings: [String]) {
+        pointers = strings.map { strdup($0) } + [nil]
+    }
+
+    deinit {
+        for pointer in pointers { free(pointer) }
+    }
+
+    func withPointers<Result>(_ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> Result) -> Result {
+        pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+    }
+}
+
+/// Sends `signal` to the process group `processID` leads and to the process itself, in case it moved to
+/// another group. Only call while the process is unreaped, so the id cannot name another process.
+func signalProcessAndGroup(_ processID: pid_t, _ signal: Int32) {
+    _ = killpg(processID, signal)
+    _ = kill(processID, signal)
+}

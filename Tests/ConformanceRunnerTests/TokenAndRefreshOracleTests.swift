@@ -1,0 +1,320 @@
+import ConformanceProtocol
+@testable import ConformanceRunner
+import Testing
+
+// One suite per oracle of Sources/ConformanceRunner/Oracles: each shows the oracle silent on the correct fake
+// and failing the fake that carries the matching defect, charged to the oracle's requirement with evidence.
+
+@Suite("oracle: single-refresh-in-flight")
+struct SingleRefreshInFlightTests {
+    static let yaml = Harness.caseFile("""
+      - id: concurrent-401s-share-one-refresh
+        title: Two requests refused at once share one refresh
+        requirements: [REFRESH-SINGLE-FLIGHT]
+        steps:
+          - configure: { reuseInterval: 600 }
+          - launch: {}
+          - signIn: { account: alice }
+          - fault: { path: /resources/*, kind: expiredToken, times: 2 }
+          - request: { resource: inbox, count: 2 }
+          - expect: { results: { ok: 4 }, requests: [{ path: /auth/refresh, count: 1 }] }
+
+    """)
+
+    @Test("two 401s that wait for one shared refresh raise no finding")
+    func sharedRefreshPasses() throws {
+        try OracleCheck.passes(Self.yaml)
+    }
+
+    @Test("a client that refreshes once per 401 fails REFRESH-SINGLE-FLIGHT, citing both refresh calls")
+    func refreshPerRequestFails() throws {
+        let (findings, outcome) = try OracleCheck.fails(Self.yaml, defect: .refreshPerRequest,
+                                                        oracle: "single-refresh-in-flight", requirement: "REFRESH-SINGLE-FLIGHT")
+        let evidence = try #require(findings.first).evidence
+        #expect(evidence.count == 2)
+        #expect(evidence.allSatisfy { OracleCheck.request($0, in: outcome)?.path == "/auth/refresh" })
+    }
+
+    @Test("a refresh of a session that ended while it hung does not count against the next session's refresh")
+    func abandonedRefreshIsNotInFlight() throws {
+        let yaml = Harness.caseFile("""
+          - id: refresh-after-sign-in-again
+            title: Sign out while a refresh hangs, sign in again, and refresh the new session
+            requirements: [REFRESH-SINGLE-FLIGHT]
+            steps:
+              - launch: {}
+              - signIn: { account: alice }
+              - fault: { path: /resources/*, kind: expiredToken }
+              - hold: { path: /auth/refresh }
+              - request: { resource: inbox }
+              - signOut: {}
+              - signIn: { account: alice }
+              - fault: { path: /resources/*, kind: expiredToken }
+              - request: { resource: inbox }
+              - release: { path: /auth/refresh }
+              - expect: { state: authenticated, shown: [alice], tokensStored: true }
+
+        """)
+        let (outcome, _) = try Harness.runOne(yaml)
+        let singleFlight = outcome.findings.filter { $0.check == "oracle:single-refresh-in-flight" }
+        #expect(outcome.findings.allSatisfy { $0.check == "oracle:single-refresh-in-flight" },
+                "\(Harness.describe(outcome.findings))")
+        #expect(singleFlight.isEmpty, "\(Harness.describe(singleFlight))")
+    }
+}
+
+@Suite("oracle: no-token-in-client-output")
+struct NoTokenInClientOutputTests {
+    static let yaml = Harness.caseFile("""
+      - id: tokens-stay-out-of-output
+        title: Signing in and refreshing leaks no token into logs, events or preferences
+        requirements: [LOG-NO-TOKEN-VALUES, STORAGE-NO-PLAINTEXT-TOKENS]
+        steps:
+          - launch: {}
+          - signIn: { account: alice }
+          - fault: { path: /resources/*, kind: expiredToken }
+          - request: { resource: inbox }
+          - expect: { results: { ok: 3 }, tokensStored: true }
+
+    """)
+
+    @Test("a client that keeps tokens in secure storage only, out of its logs, raises no finding")
+    func cleanOutputPasses() throws {
+        try OracleCheck.passes(Self.yaml)
+    }
+
+    @Test("a client that logs its access token fails LOG-NO-TOKEN-VALUES, citing the log line")
+    func loggedTokenFails() throws {
+        let (findings, outcome) = try OracleCheck.fails(Self.yaml, defect: .logsToken, oracle: "no-token-in-client-output",
+                                                        requirement: "LOG-NO-TOKEN-VALUES")
+        let evidence = try #require(findings.first?.evidence.first)
+        guard case .log? = OracleCheck.received(evidence, in: outcome) else {
+            Issue.record("evidence #\(evidence) is not a log line")
+            return
+        }
+        #expect(findings.first?.message.contains("at#1") == true)
+    }
+
+    @Test("a client that logs only a fragment of its access token fails LOG-NO-TOKEN-VALUES too")
+    func loggedFragmentFails() throws {
+        try OracleCheck.fails(Self.yaml, defect: .logsTokenPrefix, oracle: "no-token-in-client-output",
+                              requirement: "LOG-NO-TOKEN-VALUES")
+    }
+
+    @Test("a client that writes the token pair to preferences fails STORAGE-NO-PLAINTEXT-TOKENS, citing the write")
+    func preferencesFail() throws {
+        let (findings, outcome) = try OracleCheck.fails(Self.yaml, defect: .pairInPreferences,
+                                                        oracle: "no-token-in-client-output",
+                                                        requirement: "STORAGE-NO-PLAINTEXT-TOKENS")
+        for finding in findings {
+            let evidence = try #require(finding.evidence.first)
+            guard case .preferences(_, .set, "session", _)? = OracleCheck.received(evidence, in: outcome) else {
+                Issue.record("evidence #\(evidence) is not the preferences write")
+                continue
+            }
+        }
+    }
+
+    @Test("a token in preferences is not charged to LOG-NO-TOKEN-VALUES: preferences are not logs")
+    func preferencesAreNotLogs() throws {
+        let (outcome, _) = try Harness.runOne(Self.yaml, .init(defects: [.pairInPreferences]))
+        let logCharges = outcome.findings.filter { $0.requirements.contains("LOG-NO-TOKEN-VALUES") }
+        #expect(logCharges.isEmpty, "\(Harness.describe(logCharges))")
+    }
+}
+
+@Suite("oracle: new-tokens-persisted-before-use")
+struct NewTokensPersistedBeforeUseTests {
+    static let yaml = Harness.caseFile("""
+      - id: refreshed-pair-stored-before-use
+        title: The refreshed pair is stored, as one item, before the new access token is sent
+        requirements: [REFRESH-PERSIST-BEFORE-USE, STORAGE-ATOMIC-PAIR, STORAGE-SECURE-TOKENS]
+        steps:
+          - launch: {}
+          - signIn: { account: alice }
+          - fault: { path: /resources/*, kind: expiredToken }
+          - request: { resource: inbox }
+          - expect: { results: { ok: 3 }, tokensStored: true }
+
+    """)
+
+    @Test("a client that stores the pair as one item before using it raises no finding")
+    func storeThenUsePasses() throws {
+        try OracleCheck.passes(Self.yaml)
+    }
+
+    @Test("a client that retries with the new access token before storing it fails REFRESH-PERSIST-BEFORE-USE")
+    func useBeforeStoreFails() throws {
+        let (findings, outcome) = try OracleCheck.fails(Self.yaml, defect: .usesTokenBeforeStoring,
+                                                        oracle: "new-tokens-persisted-before-use",
+                                                        requirement: "REFRESH-PERSIST-BEFORE-USE")
+        let evidence = try #require(findings.first).evidence
+        try #require(evidence.count == 3)
+        #expect(OracleCheck.request(evidence[1], in: outcome)?.path == "/resources/inbox")
+        guard case .storage(_, .set, "session", _, _)? = OracleCheck.received(evidence[2], in: outcome) else {
+            Issue.record("evidence #\(evidence[2]) is not the late storage write")
+            return
+        }
+        #expect(evidence[1] < evidence[2])
+    }
+
+    @Test("a client that stores access and refresh token as two items fails STORAGE-ATOMIC-PAIR, citing both writes")
+    func splitPairFails() throws {
+        let (findings, outcome) = try OracleCheck.fails(Self.yaml, defect: .splitsPair,
+                                                        oracle: "new-tokens-persisted-before-use",
+                                                        requirement: "STORAGE-ATOMIC-PAIR")
+        let evidence = try #require(findings.first).evidence
+        #expect(evidence.count == 2)
+        var keys: Set<String> = []
+        for event in evidence {
+            if case .storage(_, .set, let key, _, _)? = OracleCheck.received(event, in: outcome) { keys.insert(key) }
+        }
+        #expect(keys == ["session.access", "session.refresh"])
+    }
+}
+
+@Suite("oracle: rotated-refresh-token-never-sent")
+struct RotatedRefreshTokenNeverSentTests {
+    static let yaml = Harness.caseFile("""
+      - id: rotated-refresh-token-not-reused
+        title: After a rotation the next refresh presents the new refresh token
+        requirements: [ROTATION-OLD-TOKEN-NEVER-REUSED]
+        steps:
+          - launch: {}
+          - signIn: { account: alice }
+          - fault: { path: /resources/*, kind: expiredToken }
+          - request: { resource: inbox }
+          - advance: { seconds: 10 }
+          - fault: { path: /resources/*, kind: expiredToken }
+          - request: { resource: inbox }
+          - expect: { state: authenticated, results: { ok: 4 }, requests: [{ path: /auth/refresh, count: 2 }] }
+
+    """)
+
+    @Test("a client that presents each new refresh token once raises no finding")
+    func rotationPasses() throws {
+        try OracleCheck.passes(Self.yaml)
+    }
+
+    @Test("a client that sends the rotated refresh token again fails ROTATION-OLD-TOKEN-NEVER-REUSED")
+    func reuseFails() throws {
+        let (findings, outcome) = try OracleCheck.fails(Self.yaml, defect: .resendsRotatedRefreshToken,
+                                                        oracle: "rotated-refresh-token-never-sent",
+                                                        requirement: "ROTATION-OLD-TOKEN-NEVER-REUSED")
+        let finding = try #require(findings.first)
+        let last = try #require(finding.evidence.last)
+        let reuse = try #require(OracleCheck.request(last, in: outcome))
+        #expect(reuse.path == "/auth/refresh")
+        #expect(reuse.body["refresh_token"]?.string.flatMap { outcome.vault.token($0)?.handle } == "rt#1")
+        #expect(finding.message.contains("rt#1") && finding.message.contains("rt#2"))
+    }
+}
+
+@Suite("oracle: request-retried-at-most-once")
+struct RequestRetriedAtMostOnceTests {
+    static let yaml = Harness.caseFile("""
+      - id: refused-retry-not-retried-again
+        title: A request refused again after the refresh is not retried a second time
+        requirements: [REFRESH-RETRY-ONCE]
+        steps:
+          - launch: {}
+          - signIn: { account: alice }
+          - fault: { path: /resources/*, kind: expiredToken, times: 4 }
+          - request: { resource: inbox }
+          - expect:
+              results: { codes: { sessionExpired: 1 } }
+              requests: [{ path: /resources/inbox, count: 2 }, { path: /auth/refresh, count: 1 }]
+
+    """)
+
+    @Test("a client that retries once with the new token, then gives up, raises no finding")
+    func retryOncePasses() throws {
+        try OracleCheck.passes(Self.yaml)
+    }
+
+    @Test("a client that re-sends a refused request three times fails REFRESH-RETRY-ONCE, citing every send")
+    func threeRetriesFail() throws {
+        let (findings, outcome) = try OracleCheck.fails(Self.yaml, defect: .retriesThreeTimes,
+                                                        oracle: "request-retried-at-most-once",
+                                                        requirement: "REFRESH-RETRY-ONCE")
+        let sentFourTimes = try #require(findings.first { $0.evidence.count == 4 }, "\(Harness.describe(findings))")
+        #expect(sentFourTimes.evidence.allSatisfy { OracleCheck.request($0, in: outcome)?.path == "/resources/inbox" })
+        // The retries after the refreshed one repeat the token that was just refused.
+        #expect(findings.contains { $0.message.contains("same access token") && $0.message.contains("at#2") })
+    }
+}
+
+@Suite("oracle: refresh-bypasses-401-handling")
+struct RefreshBypassesUnauthorizedHandlingTests {
+    static let yaml = Harness.caseFile("""
+      - id: refresh-call-without-bearer
+        title: The refresh call carries no Authorization header
+        requirements: [REFRESH-NOT-THROUGH-401-HANDLER]
+        steps:
+          - launch: {}
+          - signIn: { account: alice }
+          - fault: { path: /resources/*, kind: expiredToken }
+          - request: { resource: inbox }
+          - expect: { results: { ok: 3 }, requests: [{ path: /auth/refresh, count: 1 }] }
+
+    """)
+
+    @Test("a refresh call without an Authorization header raises no finding")
+    func plainRefreshPasses() throws {
+        try OracleCheck.passes(Self.yaml)
+    }
+
+    @Test("a refresh call sent with an Authorization header fails REFRESH-NOT-THROUGH-401-HANDLER")
+    func bearerOnRefreshFails() throws {
+        let (findings, outcome) = try OracleCheck.fails(Self.yaml, defect: .refreshWithAuthorization,
+                                                        oracle: "refresh-bypasses-401-handling",
+                                                        requirement: "REFRESH-NOT-THROUGH-401-HANDLER")
+        let first = try #require(findings.first?.evidence.first)
+        let refresh = try #require(OracleCheck.request(first, in: outcome))
+        #expect(refresh.path == "/auth/refresh")
+        #expect(refresh.bearerToken != nil)
+    }
+}
+
+@Suite("oracle: background-tokens-after-first-unlock")
+struct BackgroundTokensAfterFirstUnlockTests {
+    static let yaml = Harness.caseFile("""
+      - id: background-tokens-accessibility
+        title: With background refresh declared, tokens are stored afterFirstUnlock
+        requirements: [STORAGE-BACKGROUND-ACCESSIBILITY]
+        steps:
+          - launch: {}
+          - signIn: { account: alice }
+          - fault: { path: /resources/*, kind: expiredToken }
+          - request: { resource: inbox }
+          - expect: { results: { ok: 3 }, tokensStored: true }
+
+    """)
+
+    @Test("a background-refresh client storing tokens afterFirstUnlock raises no finding")
+    func afterFirstUnlockPasses() throws {
+        try OracleCheck.passes(Self.yaml, capabilities: ["background-refresh"])
+    }
+
+    @Test("a background-refresh client storing tokens whenUnlocked fails STORAGE-BACKGROUND-ACCESSIBILITY")
+    func whenUnlockedFails() throws {
+        let (findings, outcome) = try OracleCheck.fails(Self.yaml, defect: .storesWhenUnlocked,
+                                                        oracle: "background-tokens-after-first-unlock",
+                                                        requirement: "STORAGE-BACKGROUND-ACCESSIBILITY",
+                                                        capabilities: ["background-refresh"])
+        #expect(findings.count == 2, "one per stored pair: the login's and the refresh's")
+        for finding in findings {
+            guard case .storage(_, .set, _, _, .whenUnlocked?)? = OracleCheck.received(finding.evidence[0], in: outcome) else {
+                Issue.record("evidence #\(finding.evidence[0]) is not a whenUnlocked write")
+                continue
+            }
+        }
+    }
+
+    @Test("whenUnlocked storage is no finding for a client that does not declare background refresh")
+    func silentWithoutCapability() throws {
+        let (outcome, result) = try Harness.runOne(Self.yaml, .init(defects: [.storesWhenUnlocked]))
+        #expect(outcome.status == .pass, "\(Harness.describe(outcome.findings))")
+        #expect(Harness.verdict("STORAGE-BACKGROUND-ACCESSIBILITY", in: result)?.status == .skipped)
+    }
+}

@@ -1,0 +1,85 @@
+import ConformanceProtocol
+import ConformanceRunner
+import Foundation
+import ReferenceAdapter
+import SpecModel
+import Testing
+
+enum Paths {
+    static let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let specs = root.appendingPathComponent("Specs").path
+
+    /// The reference adapter executable SwiftPM built beside the test bundle.
+    static var referenceAdapter: String? {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        for _ in 0..<6 {
+            let candidate = directory.appendingPathComponent("session-conformance-reference-adapter")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate.path }
+            directory.deleteLastPathComponent()
+        }
+        return nil
+    }
+}
+
+@Suite("The reference implementation against the suite")
+struct ReferenceConformanceTests {
+    static func bundle() throws -> SpecBundle {
+        let lint = SpecLinter.lint(paths: [Paths.specs], specRoot: Paths.specs)
+        try #require(lint.errorCount == 0, "Specs/ must lint clean:\n\(lint.rendered())")
+        return lint.bundle
+    }
+
+    static func failures(_ result: RunResult) -> String {
+        result.outcomes.filter { $0.status != .pass }.map { outcome in
+            "\(outcome.caseID): \(outcome.status.rawValue) \(outcome.reason ?? "")\n"
+                + outcome.findings.map { "  [\($0.requirements.joined(separator: ", "))] \($0.message)" }.joined(separator: "\n")
+        }.joined(separator: "\n")
+    }
+
+    @Test("in-process, the reference passes every case and every MUST requirement")
+    func inProcessPassesEverything() throws {
+        let runner = SuiteRunner(bundle: try Self.bundle(), launcher: InProcessLauncher(description: "in-process") {
+            ReferenceClientAdapter()
+        })
+        let result = runner.run(RunOptions(seed: 1))
+        #expect(result.outcomes.count == result.outcomes.filter { $0.status == .pass }.count, "\(Self.failures(result))")
+        #expect(result.mustRequirementsPass)
+        #expect(!result.requirements.contains { $0.status == .untested }, "every testable requirement has a case")
+    }
+
+    @Test("through its adapter process, the reference gives the same verdicts as in-process")
+    func processMatchesInProcess() throws {
+        let adapter = try #require(Paths.referenceAdapter, "build the reference adapter first (swift build)")
+        let bundle = try Self.bundle()
+        let viaProcess = SuiteRunner(bundle: bundle, launcher: ProcessAdapterLauncher(
+            commandLine: "'\(adapter)'", timeout: .seconds(30))).run(RunOptions(seed: 1))
+        let inProcess = SuiteRunner(bundle: bundle, launcher: InProcessLauncher(description: "in-process") {
+            ReferenceClientAdapter()
+        }).run(RunOptions(seed: 1))
+        #expect(viaProcess.outcomes.allSatisfy { $0.status == .pass }, "\(Self.failures(viaProcess))")
+        #expect(viaProcess.outcomes.map(\.caseID) == inProcess.outcomes.map(\.caseID))
+        for (process, local) in zip(viaProcess.outcomes, inProcess.outcomes) {
+            let processTrace = TraceRenderer(vault: process.vault).render(process.trace)
+            let localTrace = TraceRenderer(vault: local.vault).render(local.trace)
+            #expect(processTrace == localTrace, "the traces of \(process.caseID) differ between the connections")
+        }
+    }
+
+    @Test("the same seed gives the same trace; another seed other token values")
+    func determinism() throws {
+        let bundle = try Self.bundle()
+        let launcher = InProcessLauncher(description: "in-process") { ReferenceClientAdapter() }
+        let options = RunOptions(seed: 42, filters: ["five-concurrent-401s-share-one-refresh", "rapid-switching"])
+        let first = SuiteRunner(bundle: bundle, launcher: launcher).run(options)
+        let second = SuiteRunner(bundle: bundle, launcher: launcher).run(options)
+        let other = SuiteRunner(bundle: bundle, launcher: launcher).run(RunOptions(seed: 43, filters: options.filters))
+        for ((a, b), c) in zip(zip(first.outcomes, second.outcomes), other.outcomes) {
+            #expect(a.trace.events.count == b.trace.events.count)
+            #expect(TraceRenderer(vault: a.vault).render(a.trace) == TraceRenderer(vault: b.vault).render(b.trace))
+            let rawA = a.trace.events.map { "\($0.kind)" }.joined()
+            let rawC = c.trace.events.map { "\($0.kind)" }.joined()
+            #expect(rawA != rawC, "a different seed must issue different token values")
+        }
+    }
+}
