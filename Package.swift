@@ -39,9 +39,11 @@ let package = Package(
         ),
         // The reference client: the session lifecycle with every outward effect injected.
         .target(name: "SessionKit"),
+        // Hosts a client written against async effects behind protocol v1, deterministically.
+        .target(name: "AdapterKit", dependencies: ["ConformanceProtocol"]),
         // SessionKit behind adapter protocol v1: in-process for the runner, or as its own process.
-        .target(name: "ReferenceAdapter", dependencies: ["SessionKit", "ConformanceProtocol", "JSONCore"]),
-        .executableTarget(name: "ReferenceAdapterCLI", dependencies: ["ReferenceAdapter", "ConformanceProtocol"]),
+        .target(name: "ReferenceAdapter", dependencies: ["SessionKit", "AdapterKit", "ConformanceProtocol", "JSONCore"]),
+        .executableTarget(name: "ReferenceAdapterCLI", dependencies: ["ReferenceAdapter", "AdapterKit"]),
         // A deterministic world for SessionKit's tests and the runner: manual clock, scripted transport, memory storage.
         .target(name: "SessionKitTesting", dependencies: ["SessionKit"]),
 

@@ -1,20 +1,15 @@
-import ConformanceProtocol
+public import AdapterKit
+public import ConformanceProtocol
 import JSONCore
-import SessionKit
+public import SessionKit
 
-/// The command a piece of client work serves, so HTTP effects can name their cause.
-enum CommandContext {
-    @TaskLocal static var id: String?
-}
-
-/// SessionKit wrapped in adapter protocol v1. Every effect goes to the runner; every job runs on one
-/// serial executor drained after each message, so the adapter is idle whenever `handle` returns.
-public final class ReferenceClientAdapter: InProcessClient, @unchecked Sendable {
-    public static let implementation = ImplementationInfo(
-        name: "SessionKit", version: "0.1.0", language: "Swift", platform: ReferenceClientAdapter.platform)
-    public static let capabilities = ["background-refresh", "offline-browsing"]
-    /// The reference's declared offline policy: only the news feed may show from cache before validation.
-    public static let offlineResources = ["news"]
+/// The reference client (SessionKit) as a hosted client: each command becomes a SessionKit call.
+public final class SessionKitClient: HostedClient {
+    public static let identity = HostedClientIdentity(
+        implementation: ImplementationInfo(name: "SessionKit", version: "0.1.0", language: "Swift", platform: platform),
+        capabilities: ["background-refresh", "offline-browsing"],
+        // The declared offline policy: only the news feed may show from cache before validation.
+        offlineResources: ["news"])
 
     private static var platform: String {
         #if os(Linux)
@@ -26,72 +21,32 @@ public final class ReferenceClientAdapter: InProcessClient, @unchecked Sendable 
         #endif
     }
 
-    private let executor = SerialJobExecutor()
-    private let bridge = EffectBridge()
-    private var client: SessionClient?
-    private let configuration: SessionConfiguration
-
-    public init(configuration: SessionConfiguration? = nil) {
-        var defaults = SessionConfiguration()
-        defaults.offlinePolicy = OfflinePolicy(cachedResources: Set(Self.offlineResources))
-        self.configuration = configuration ?? defaults
+    /// The reference's configuration: SessionKit's defaults with the declared offline policy.
+    public static var configuration: SessionConfiguration {
+        var configuration = SessionConfiguration()
+        configuration.offlinePolicy = OfflinePolicy(cachedResources: Set(identity.offlineResources))
+        return configuration
     }
 
-    public func start() -> [AdapterMessage] {
-        [.hello(protocolVersion: adapterProtocolVersion, implementation: Self.implementation,
-                capabilities: Self.capabilities, offlineResources: Self.offlineResources)]
+    private let client: SessionClient
+    private let effects: ClientEffects
+
+    public convenience init(effects: ClientEffects) {
+        self.init(effects: effects, configuration: Self.configuration)
     }
 
-    public func handle(_ message: RunnerMessage) -> [AdapterMessage] {
-        switch message {
-        case .welcome(let seed, let clock):
-            bridge.setClock(clock)
-            let bridge = bridge
-            let environment = SessionEnvironment(
-                transport: BridgedTransport(bridge: bridge, cause: { CommandContext.id }),
-                secureStorage: BridgedSecureStorage(bridge: bridge), preferences: BridgedPreferences(bridge: bridge),
-                clock: BridgedClock(bridge: bridge), random: BridgedRandom(seed: seed), log: BridgedLog(bridge: bridge),
-                ui: BridgedUI(bridge: bridge), events: BridgedEvents(bridge: bridge), taskExecutor: executor)
-            client = SessionClient(configuration: configuration, environment: environment)
-        case .command(let command):
-            perform(command)
-        case .reply(let id, let body):
-            bridge.deliver(id, body)
-        case .clock(let reading):
-            bridge.setClock(reading)
-        case .barrier, .error:
-            break
-        }
-        executor.drain()
-        var out = bridge.takeOutbox()
-        if case .barrier(let id) = message { out.append(.barrier(id: id)) }
-        return out
+    public init(effects: ClientEffects, configuration: SessionConfiguration) {
+        self.effects = effects
+        client = SessionClient(configuration: configuration, environment: SessionEnvironment(effects: effects))
     }
 
-    private func perform(_ command: AppCommand) {
-        guard let client else {
-            bridge.emit(.result(CommandResult(id: command.id, error: ErrorInfo(
-                code: "notLaunched", message: "no welcome received yet", definite: true))))
-            return
-        }
-        if command.kind == .launch {
-            // The launch into the initial state is not a transition of the machine; report it first.
-            bridge.emit(.transition(TransitionEvent(transition: nil, from: nil, to: "restoring", account: nil,
-                                                    generation: 1, reason: "launch")))
-        }
-        let bridge = bridge
-        Task(executorPreference: executor) {
-            await CommandContext.$id.withValue(command.id) {
-                let result = await Self.run(command, on: client)
-                bridge.emit(.result(result))
-            }
-        }
-    }
-
-    private static func run(_ command: AppCommand, on client: SessionClient) async -> CommandResult {
+    public func perform(_ command: AppCommand) async -> CommandResult {
         do {
             switch command.kind {
             case .launch:
+                // The launch into the initial state is not a transition of the machine; report it first.
+                effects.transition(TransitionEvent(transition: nil, from: nil, to: "restoring", account: nil,
+                                                   generation: 1, reason: "launch"))
                 let snapshot = await client.launch()
                 return CommandResult(id: command.id, content: ["state": .string(snapshot.phase.rawValue)])
             case .signIn, .switchAccount:
@@ -128,5 +83,14 @@ public final class ReferenceClientAdapter: InProcessClient, @unchecked Sendable 
                 code: error.code.rawValue, message: error.description,
                 definite: error.failureClass.map { ![.timeout, .connectionLost].contains($0) } ?? true))
         }
+    }
+}
+
+/// SessionKit behind adapter protocol v1, for the runner in-process or as its own process.
+public typealias ReferenceClientAdapter = HostedClientAdapter<SessionKitClient>
+
+extension HostedClientAdapter where Client == SessionKitClient {
+    public convenience init() {
+        self.init(identity: SessionKitClient.identity)
     }
 }

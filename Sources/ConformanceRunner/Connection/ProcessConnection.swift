@@ -29,14 +29,18 @@ final class ProcessConnection: AdapterConnection {
             do {
                 return try AdapterMessage(line: line)
             } catch {
+                _ = process.kill()
                 throw AdapterFailure(.protocolViolation, "the adapter sent a bad message: \(error.message): \(String(line.prefix(200)))",
                                      stderrTail: tail)
             }
         case .endOfStream(let status):
             throw AdapterFailure(.crashed, "the adapter ended (\(status)) while the runner waited for it", stderrTail: tail)
         case .timedOut:
+            // Kill first: it waits for stderr to be read to its end, so the tail is complete.
+            _ = process.kill()
             throw AdapterFailure(.hung, "the adapter sent nothing for \(timeout) while the runner waited for it", stderrTail: tail)
         case .framingError(let error):
+            _ = process.kill()
             throw AdapterFailure(.protocolViolation, "the adapter's output is not JSON lines: \(error)", stderrTail: tail)
         }
     }

@@ -1,0 +1,99 @@
+public import ConformanceProtocol
+import Foundation
+
+/// The command a piece of client work serves, so HTTP effects can name their cause.
+public enum CommandContext {
+    @TaskLocal public static var id: String?
+}
+
+/// Everything a hosted client can do to the world, as async calls. Each call is a protocol effect the
+/// runner answers, or an event it records.
+public final class ClientEffects: Sendable {
+    let bridge: EffectBridge
+    /// The executor every task of the client must prefer, so the host knows when the client is idle.
+    public let taskExecutor: any TaskExecutor
+    public let seed: UInt64
+
+    init(bridge: EffectBridge, taskExecutor: any TaskExecutor, seed: UInt64) {
+        self.bridge = bridge
+        self.taskExecutor = taskExecutor
+        self.seed = seed
+    }
+
+    /// What an HTTP exchange gave: a response of any status, or no response.
+    public enum HTTPOutcome: Sendable {
+        case response(HTTPResponseMessage)
+        case failure(ErrorInfo)
+        /// The waiting task was cancelled.
+        case cancelled
+    }
+
+    public func http(_ request: HTTPRequestMessage) async -> HTTPOutcome {
+        let cause = CommandContext.id
+        switch await bridge.request({ .http(id: $0, cause: cause, request) }) {
+        case .response(let response)?: return .response(response)
+        case .failure(let info)?: return .failure(info)
+        case nil: return .cancelled
+        default: return .failure(ErrorInfo(code: "connectionLost", message: "unexpected reply", definite: false))
+        }
+    }
+
+    /// A secure-storage read: the value (nil when absent), or the error (`locked`).
+    public func secureGet(_ key: String) async -> Result<String?, StorageFailure> {
+        switch await bridge.request({ .storage(id: $0, operation: .get, key: key, value: nil, accessibility: nil) }) {
+        case .value(let value)?: return .success(value)
+        case .error(let info)?: return .failure(StorageFailure(info: info))
+        default: return .failure(StorageFailure(info: ErrorInfo(code: "unavailable", definite: true)))
+        }
+    }
+
+    public func secureSet(_ key: String, _ value: String, accessibility: Accessibility) async -> Result<Void, StorageFailure> {
+        Self.done(await bridge.request { .storage(id: $0, operation: .set, key: key, value: value, accessibility: accessibility) })
+    }
+
+    public func secureDelete(_ key: String) async -> Result<Void, StorageFailure> {
+        Self.done(await bridge.request { .storage(id: $0, operation: .delete, key: key, value: nil, accessibility: nil) })
+    }
+
+    public func preferenceGet(_ key: String) async -> String? {
+        if case .value(let value)? = await bridge.request({ .preferences(id: $0, operation: .get, key: key, value: nil) }) {
+            return value
+        }
+        return nil
+    }
+
+    public func preferenceSet(_ key: String, _ value: String) async {
+        _ = await bridge.request { .preferences(id: $0, operation: .set, key: key, value: value) }
+    }
+
+    public func preferenceDelete(_ key: String) async {
+        _ = await bridge.request { .preferences(id: $0, operation: .delete, key: key, value: nil) }
+    }
+
+    /// Waits on the runner's virtual clock; throws `CancellationError` when the task is cancelled.
+    public func sleep(seconds: Double) async throws {
+        _ = await bridge.request { .sleep(id: $0, seconds: seconds) }
+        try Task.checkCancellation()
+    }
+
+    /// The device clock as of the runner's last `clock` message.
+    public var clock: ClockReading { bridge.clock }
+
+    public func log(_ level: String, _ message: String) { bridge.emit(.log(level: level, message: message)) }
+    public func show(_ event: UIEvent) { bridge.emit(.ui(event)) }
+    public func transition(_ event: TransitionEvent) { bridge.emit(.transition(event)) }
+
+    private static func done(_ reply: ReplyBody?) -> Result<Void, StorageFailure> {
+        switch reply {
+        case .done?, .value?: return .success(())
+        case .error(let info)?: return .failure(StorageFailure(info: info))
+        default: return .failure(StorageFailure(info: ErrorInfo(code: "unavailable", definite: true)))
+        }
+    }
+}
+
+/// A secure-storage operation the runner refused, such as `locked`.
+public struct StorageFailure: Error, Sendable {
+    public let info: ErrorInfo
+    public var isLocked: Bool { info.code == "locked" }
+}

@@ -1,0 +1,80 @@
+import Foundation
+
+public import ConformanceProtocol
+
+/// Hosts a `HostedClient` behind adapter protocol v1. Every effect goes to the runner; every job runs on one
+/// serial executor drained after each message, so the client is idle whenever `handle` returns: the host
+/// answers a barrier at once, and the same messages in give the same messages out.
+public final class HostedClientAdapter<Client: HostedClient>: InProcessClient, @unchecked Sendable {
+    private let executor = SerialJobExecutor()
+    private let bridge = EffectBridge()
+    private let identity: HostedClientIdentity
+    private let make: @Sendable (ClientEffects) -> Client
+    private var client: Client?
+
+    public init(identity: HostedClientIdentity, make: @escaping @Sendable (ClientEffects) -> Client = { Client(effects: $0) }) {
+        self.identity = identity
+        self.make = make
+    }
+
+    public func start() -> [AdapterMessage] {
+        [.hello(protocolVersion: adapterProtocolVersion, implementation: identity.implementation,
+                capabilities: identity.capabilities, offlineResources: identity.offlineResources)]
+    }
+
+    public func handle(_ message: RunnerMessage) -> [AdapterMessage] {
+        switch message {
+        case .welcome(let seed, let clock):
+            bridge.setClock(clock)
+            client = make(ClientEffects(bridge: bridge, taskExecutor: executor, seed: seed))
+        case .command(let command):
+            start(command)
+        case .reply(let id, let body):
+            bridge.deliver(id, body)
+        case .clock(let reading):
+            bridge.setClock(reading)
+        case .barrier, .error:
+            break
+        }
+        executor.drain()
+        var out = bridge.takeOutbox()
+        if case .barrier(let id) = message { out.append(.barrier(id: id)) }
+        return out
+    }
+
+    private func start(_ command: AppCommand) {
+        guard let client else {
+            bridge.emit(.result(CommandResult(id: command.id, error: ErrorInfo(
+                code: "notLaunched", message: "no welcome received yet", definite: true))))
+            return
+        }
+        let bridge = bridge
+        Task(executorPreference: executor) {
+            await CommandContext.$id.withValue(command.id) {
+                bridge.emit(.result(await client.perform(command)))
+            }
+        }
+    }
+}
+
+/// Runs a hosted client as an adapter process: protocol v1 on stdin/stdout, diagnostics on stderr.
+public enum AdapterProcessMain {
+    public static func run(_ adapter: some InProcessClient) -> Never {
+        let output = FileHandle.standardOutput
+        func write(_ messages: [AdapterMessage]) {
+            guard !messages.isEmpty else { return }
+            output.write(Data(messages.map { $0.line + "\n" }.joined().utf8))
+        }
+        write(adapter.start())
+        while let line = readLine(strippingNewline: true) {
+            guard !line.isEmpty else { continue }
+            do {
+                write(adapter.handle(try RunnerMessage(line: line)))
+            } catch {
+                FileHandle.standardError.write(Data("adapter: \(error)\n".utf8))
+                exit(3)
+            }
+        }
+        exit(0)
+    }
+}
