@@ -1,0 +1,102 @@
+/// Launch: `restoring` until storage is read, the account established, and the server has validated the
+/// session (or the refresh token was exchanged). A token in storage alone never means `authenticated`.
+extension SessionClient {
+    func runRestore(generation: SessionGeneration) async {
+        guard let record = await readRecord(generation) else { return }
+        await revocations.kick()
+        guard let stored = record.active else {
+            if let ended = machine.restoreFailed(reason: .noStoredSession, failure: nil, revoke: false, generation: generation) {
+                await finish(ended)
+            }
+            return
+        }
+        machine.restoreFound(stored, generation: generation)
+        logger.log(.info, "restore.account-established", ["account": stored.account.rawValue])
+        await validate(stored, generation: generation)
+    }
+
+    /// Reads the record, retrying with backoff while storage is locked: a locked device is not a sign-out.
+    private func readRecord(_ generation: SessionGeneration) async -> SessionRecord? {
+        var failures = 0
+        while machine.isRestoring(generation) {
+            do {
+                return try await vault.load()
+            } catch {
+                failures += 1
+                let failure = FailureClass(error)
+                machine.restoreStalled(failure, generation: generation)
+                logger.log(.notice, "restore.deferred", ["failureClass": failure.rawValue, "attempt": String(failures)])
+                await pause(.restore, for: backoffDelay(configuration.restoreBackoff, failures: failures))
+            }
+        }
+        return nil
+    }
+
+    /// Validates with `GET /me`; on 401 exchanges the refresh token (persisting the new pair before using
+    /// it); retries retryable failures; ends signed out only on an explicit rejection.
+    private func validate(_ initial: StoredSession, generation: SessionGeneration) async {
+        var stored = initial
+        var credentials = Credentials(accessToken: initial.accessToken, refreshToken: initial.refreshToken, version: 1)
+        var unpersisted: (StoredSession, Credentials)?
+        var failures = 0
+        while machine.isRestoring(generation) {
+            let failure: FailureClass
+            if let (pendingSession, pendingCredentials) = unpersisted {
+                switch await vault.commit(.setActive(pendingSession), ifGeneration: generation) {
+                case .committed:
+                    (stored, credentials, unpersisted) = (pendingSession, pendingCredentials, nil)
+                    machine.restoreFound(stored, generation: generation)
+                    continue
+                case .stale:
+                    return
+                case .failed(let storageFailure):
+                    failure = storageFailure
+                }
+            } else {
+                switch await api.profile(credentials.accessToken) {
+                case .profile(let profile) where profile.accountID == stored.account:
+                    if let validated = machine.restoreValidated(stored, credentials: credentials, generation: generation) {
+                        complete(validated)
+                    }
+                    return
+                case .profile:
+                    if let ended = machine.restoreFailed(reason: .accountMismatch, failure: .unexpectedResponse, revoke: true, generation: generation) {
+                        await finish(ended)
+                    }
+                    return
+                case .unauthorized:
+                    logger.log(.info, "restore.refresh", ["account": stored.account.rawValue])
+                    switch await api.refresh(credentials.refreshToken) {
+                    case .granted(let grant):
+                        let fresh = Credentials(
+                            grant: grant, previousRefreshToken: credentials.refreshToken, version: credentials.version + 1,
+                            receivedAt: environment.clock.monotonicNow(), leeway: configuration.refreshLeeway
+                        )
+                        let session = StoredSession(sessionID: stored.sessionID, account: stored.account, accessToken: fresh.accessToken, refreshToken: fresh.refreshToken)
+                        unpersisted = (session, fresh)
+                        continue
+                    case .rejected(let rejection):
+                        if let ended = machine.restoreFailed(reason: .storedSessionRejected, failure: rejection, revoke: false, generation: generation) {
+                            await finish(ended)
+                        }
+                        return
+                    case .failed(let refreshFailure):
+                        failure = refreshFailure
+                    }
+                case .failed(let profileFailure):
+                    failure = profileFailure
+                }
+            }
+            failures += 1
+            machine.restoreStalled(failure, generation: generation)
+            logger.log(.notice, "restore.deferred", ["failureClass": failure.rawValue, "attempt": String(failures)])
+            await pause(.restore, for: backoffDelay(configuration.restoreBackoff, failures: failures))
+        }
+    }
+
+    private func complete(_ validated: RestoreValidated) {
+        emit(validated.transition)
+        for waiter in validated.waiters { waiter.resume(.success(validated.ticket)) }
+        for waiter in validated.settleWaiters { waiter.resume(validated.snapshot) }
+    }
+}

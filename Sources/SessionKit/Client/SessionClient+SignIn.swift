@@ -1,0 +1,82 @@
+/// Sign-in and account switch: input validated before any request; then login, the new pair persisted
+/// before first use, the profile fetched, and `authenticated` in a new generation.
+extension SessionClient {
+    /// Signs in from `signedOut`. Throws `invalidInput` without any request when the email is malformed
+    /// or the password shorter than `minimumPasswordLength`.
+    public func signIn(email: String, password: String) async throws(SessionError) -> AccountProfile {
+        try validateInput(email: email, password: password)
+        let ticket = try machine.beginSignIn().get()
+        for transition in ticket.transitions { emit(transition) }
+        return try await completeSignIn(ticket, email: email, password: password)
+    }
+
+    /// Ends the current account's session (generation incremented, its cache and pending requests
+    /// cleared, its refresh token queued for revocation) and signs in the next account.
+    public func switchAccount(email: String, password: String) async throws(SessionError) -> AccountProfile {
+        try validateInput(email: email, password: password)
+        let (ended, ticket) = try machine.beginAccountSwitch().get()
+        await finish(ended)
+        for transition in ticket.transitions { emit(transition) }
+        return try await completeSignIn(ticket, email: email, password: password)
+    }
+
+    private func validateInput(email: String, password: String) throws(SessionError) {
+        do {
+            try validator.validate(email: email, password: password)
+        } catch {
+            logger.log(.info, "signin.input-rejected", ["reason": error.context])
+            throw error
+        }
+    }
+
+    private func completeSignIn(_ ticket: SignInTicket, email: String, password: String) async throws(SessionError) -> AccountProfile {
+        let generation = ticket.generation
+        let grant: TokenGrant
+        switch await api.login(email: email, password: password) {
+        case .granted(let granted):
+            grant = granted
+        case .invalidCredentials:
+            throw signInFailed(generation, reason: .invalidCredentials, failure: .invalidCredentials, code: .invalidCredentials)
+        case .failed(let failure):
+            throw signInFailed(generation, reason: .signInFailed, failure: failure, code: Self.errorCode(for: failure))
+        }
+        guard machine.isSigningIn(generation), let account = grant.account else {
+            throw SessionError(.sessionChanged, context: "sign-in superseded")
+        }
+        let credentials = Credentials(
+            grant: grant, previousRefreshToken: nil, version: 1,
+            receivedAt: environment.clock.monotonicNow(), leeway: configuration.refreshLeeway
+        )
+        let session = StoredSession(sessionID: makeSessionID(), account: account, accessToken: credentials.accessToken, refreshToken: credentials.refreshToken)
+        switch await vault.commit(.setActive(session), ifGeneration: generation) {
+        case .committed:
+            break
+        case .stale:
+            throw SessionError(.sessionChanged, context: "sign-in superseded")
+        case .failed(let failure):
+            throw signInFailed(generation, reason: .signInFailed, failure: failure, code: .storageUnavailable)
+        }
+        let failure: FailureClass
+        switch await api.profile(credentials.accessToken) {
+        case .profile(let profile) where profile.accountID == account:
+            guard let transition = machine.signInSucceeded(generation, session: session, credentials: credentials) else {
+                throw SessionError(.sessionChanged, context: "sign-in superseded")
+            }
+            emit(transition)
+            return profile
+        case .profile, .unauthorized:
+            failure = .unexpectedResponse
+        case .failed(let profileFailure):
+            failure = profileFailure
+        }
+        // The pair is stored but the sign-in failed: drop it and revoke it remotely.
+        _ = await vault.commit(.endSession(sessionID: session.sessionID, account: account, revoke: session.refreshToken), ifGeneration: nil)
+        await revocations.kick()
+        throw signInFailed(generation, reason: .signInFailed, failure: failure, code: Self.errorCode(for: failure))
+    }
+
+    private func signInFailed(_ generation: SessionGeneration, reason: TransitionReason, failure: FailureClass, code: SessionError.Code) -> SessionError {
+        if let transition = machine.signInFailed(generation, reason: reason, failure: failure) { emit(transition) }
+        return SessionError(code, failureClass: failure, context: "sign-in failed")
+    }
+}

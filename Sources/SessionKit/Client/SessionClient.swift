@@ -1,0 +1,191 @@
+import Foundation
+
+/// The reference session client: launch and restore, sign-in, account switch, sign-out, authenticated
+/// requests with a single shared refresh, background refresh, and remote revocation.
+///
+/// Every outward effect goes through the injected `SessionEnvironment`. All session state lives in the
+/// private `State` of `SessionStateMachine`; this actor asks the machine what to do and performs the
+/// effects. Procedures live in extensions: `+Restore`, `+Requests`, `+InFlight`, `+Refresh`, `+SignIn`, `+SignOut`,
+/// `+Background`.
+public actor SessionClient {
+    /// The configuration the client was created with.
+    public nonisolated let configuration: SessionConfiguration
+    let environment: SessionEnvironment
+    let logger: SessionLogger
+    let api: AuthAPI
+    let vault: CredentialVault
+    let cache: AccountContentCache
+    let revocations: RevocationWorker
+    let validator: SignInInputValidator
+    var machine: SessionStateMachine
+    private var nextWaiterID: UInt64 = 1
+    /// Requests with an HTTP exchange in flight (`+InFlight`).
+    var inFlight: [UInt64: InFlightRequest] = [:]
+    private var sleepers: [Pause: Task<Void, any Error>] = [:]
+
+    /// A backoff wait that a signal (unlock, network back, foreground) may cut short.
+    enum Pause: Hashable {
+        case restore
+        case refresh(UInt64)
+    }
+
+    /// Creates a client in `restoring`. Nothing happens until `launch()`.
+    public init(configuration: SessionConfiguration = SessionConfiguration(), environment: SessionEnvironment) {
+        let logger = SessionLogger(sink: environment.log, clock: environment.clock)
+        let generations = GenerationCounter()
+        let api = AuthAPI(transport: environment.transport, paths: configuration.paths)
+        let vault = CredentialVault(
+            storage: environment.secureStorage,
+            key: configuration.credentialStorageKey,
+            accessibility: configuration.credentialAccessibility,
+            generations: generations,
+            logger: logger
+        )
+        self.configuration = configuration
+        self.environment = environment
+        self.logger = logger
+        self.api = api
+        self.vault = vault
+        self.cache = AccountContentCache(preferences: environment.preferences, generations: generations, logger: logger)
+        self.revocations = RevocationWorker(
+            api: api, vault: vault, clock: environment.clock, random: environment.random,
+            policy: configuration.revocationBackoff, logger: logger, taskExecutor: environment.taskExecutor
+        )
+        self.validator = SignInInputValidator(minimumPasswordLength: configuration.minimumPasswordLength)
+        self.machine = SessionStateMachine(generations: generations)
+    }
+
+    /// The current phase, account and generation.
+    public var snapshot: SessionSnapshot { machine.snapshot }
+
+    /// Process start: reads secure storage, establishes the account, validates or refreshes with the
+    /// server, and only then enters `authenticated` (or `signedOut`). Returns once restoring has ended;
+    /// while storage is locked or the server unreachable it keeps restoring and retrying. Calling it
+    /// again just waits for the same restore.
+    @discardableResult
+    public func launch() async -> SessionSnapshot {
+        switch machine.launch() {
+        case .startRestore(let generation):
+            logger.log(.info, "launch.restoring", ["generation": generation.description])
+            Task(executorPreference: environment.taskExecutor) { await self.runRestore(generation: generation) }
+        case .awaitSettle:
+            break
+        }
+        return await awaitSettled()
+    }
+
+    // MARK: - Signals from the app and the OS
+
+    /// Protected data became available: retries a restore or refresh deferred by locked storage.
+    public func deviceDidUnlock() async {
+        logger.log(.info, "signal.device-unlocked")
+        await wakeDeferredWork()
+    }
+
+    /// The network is reachable again: retries deferred refresh, restore and revocations now.
+    public func networkDidBecomeAvailable() async {
+        logger.log(.info, "signal.network-available")
+        await wakeDeferredWork()
+    }
+
+    /// The app returns to the foreground: retries deferred work now.
+    public func appWillEnterForeground() async {
+        logger.log(.info, "signal.foreground")
+        await wakeDeferredWork()
+    }
+
+    private func wakeDeferredWork() async {
+        wake(.restore)
+        if let operation = machine.backingOffRefresh() { wake(.refresh(operation)) }
+        await revocations.kick()
+    }
+
+    // MARK: - Plumbing shared by the procedures
+
+    func emit(_ transition: SessionTransition) {
+        logger.transition(transition)
+        environment.events.record(transition)
+    }
+
+    /// Suspends the caller until the machine admits it (ticket or error). A cancelled caller leaves the
+    /// queue with `cancelled`; the shared restore or refresh it waited for goes on.
+    func awaitAdmission(_ enqueue: (inout SessionStateMachine, Waiter<Admission>) -> AdmissionAction) async -> Admission {
+        let id = makeWaiterID()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Admission, Never>) in
+                perform(enqueue(&machine, Waiter(id: id, continuation: continuation)))
+            }
+        } onCancel: {
+            Task(executorPreference: environment.taskExecutor) { await self.cancelAdmissionWaiter(id) }
+        }
+    }
+
+    func perform(_ action: AdmissionAction) {
+        switch action {
+        case .resume(let waiter, let admission):
+            waiter.resume(admission)
+        case .queued:
+            logger.log(.debug, "request.waiting", ["phase": machine.snapshot.phase.rawValue])
+        case .queuedStartingRefresh(let start):
+            emit(start.transition)
+            logger.log(.debug, "request.waiting", ["phase": machine.snapshot.phase.rawValue])
+            Task(executorPreference: environment.taskExecutor) { await self.runRefresh(start.operationID) }
+        }
+    }
+
+    private func cancelAdmissionWaiter(_ id: UInt64) {
+        guard let waiter = machine.cancelAdmissionWaiter(id: id) else { return }
+        logger.log(.debug, "request.cancelled-while-waiting")
+        waiter.resume(.failure(SessionError(.cancelled, failureClass: .cancelled, context: "the caller was cancelled")))
+    }
+
+    private func awaitSettled() async -> SessionSnapshot {
+        let id = makeWaiterID()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<SessionSnapshot, Never>) in
+                if let now = machine.addSettleWaiter(Waiter(id: id, continuation: continuation)) {
+                    now.resume(machine.snapshot)
+                }
+            }
+        } onCancel: {
+            Task(executorPreference: environment.taskExecutor) { await self.cancelSettleWaiter(id) }
+        }
+    }
+
+    private func cancelSettleWaiter(_ id: UInt64) {
+        machine.cancelSettleWaiter(id: id)?.resume(machine.snapshot)
+    }
+
+    func makeWaiterID() -> UInt64 {
+        defer { nextWaiterID += 1 }
+        return nextWaiterID
+    }
+
+    /// Waits `delay` on the injected clock; `wake` ends the wait early.
+    func pause(_ pause: Pause, for delay: Duration) async {
+        let clock = environment.clock
+        let sleeper = Task(executorPreference: environment.taskExecutor) { try await clock.sleep(for: delay) }
+        sleepers[pause] = sleeper
+        _ = await sleeper.result
+        if sleepers[pause] == sleeper { sleepers[pause] = nil }
+    }
+
+    func wake(_ pause: Pause) {
+        sleepers[pause]?.cancel()
+    }
+
+    /// Stops every backoff wait: the work behind them is stale once the session ended.
+    func wakeAll() {
+        for sleeper in sleepers.values { sleeper.cancel() }
+    }
+
+    func backoffDelay(_ policy: BackoffPolicy, failures: Int) -> Duration {
+        policy.delay(afterFailure: failures, unitRandom: environment.random.unitInterval())
+    }
+
+    /// A fresh identifier for one sign-in, from the injected randomness.
+    func makeSessionID() -> String {
+        let high = environment.random.next(), low = environment.random.next()
+        return "s-" + String(high, radix: 16) + String(low, radix: 16)
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+
+/// The client side of the server's HTTP API: builds requests, sends them through the injected transport,
+/// and classifies every answer. Knows nothing about session state; in particular `refresh` is a plain
+/// call that never passes through the 401 handling of resource requests.
+struct AuthAPI: Sendable {
+    let transport: any HTTPTransport
+    let paths: APIPaths
+
+    enum LoginOutcome: Sendable {
+        case granted(TokenGrant)
+        case invalidCredentials
+        case failed(FailureClass)
+    }
+
+    enum RefreshOutcome: Sendable {
+        case granted(TokenGrant)
+        /// Explicit rejection: the only outcome that signs out.
+        case rejected(FailureClass)
+        case failed(FailureClass)
+    }
+
+    enum ProfileOutcome: Sendable {
+        case profile(AccountProfile)
+        case unauthorized
+        case failed(FailureClass)
+    }
+
+    enum ResourceOutcome: Sendable {
+        case content(Data)
+        case unauthorized
+        case forbidden
+        case notFound
+        case failed(FailureClass)
+    }
+
+    enum RevokeOutcome: Sendable {
+        case revoked
+        case retryable(FailureClass)
+        /// A definitive refusal (4xx): the token is unusable anyway, drop it from the queue.
+        case refused(status: Int)
+    }
+
+    func login(email: String, password: String) async -> LoginOutcome {
+        let request = jsonPost(paths.login, WireFormat.LoginRequest(email: email, password: password))
+        switch await exchange(request) {
+        case .failure(let failure):
+            return .failed(failure)
+        case .success(let response) where (200..<300).contains(response.status):
+            guard let grant = WireFormat.grant(from: response.body), grant.account != nil, grant.refreshToken != nil else {
+                return .failed(.unexpectedResponse)
+            }
+            return .granted(grant)
+        case .success(let response) where response.status == 400 || response.status == 401:
+            return .invalidCredentials
+        case .success(let response):
+            return .failed(Self.failureClass(status: response.status))
+        }
+    }
+
+    func refresh(_ refreshToken: RefreshToken) async -> RefreshOutcome {
+        let request = jsonPost(paths.refresh, WireFormat.RefreshRequest(refresh_token: refreshToken.secretValue))
+        switch await exchange(request) {
+        case .failure(let failure):
+            return .failed(failure)
+        case .success(let response) where (200..<300).contains(response.status):
+            guard let grant = WireFormat.grant(from: response.body) else { return .failed(.unexpectedResponse) }
+            return .granted(grant)
+        case .success(let response) where response.status == 400 || response.status == 401:
+            switch WireFormat.oauthError(from: response.body) {
+            case "invalid_grant": return .rejected(.invalidGrant)
+            case "session_revoked": return .rejected(.sessionRevoked)
+            default: return .failed(.unexpectedResponse)
+            }
+        case .success(let response):
+            return .failed(Self.failureClass(status: response.status))
+        }
+    }
+
+    func revoke(_ refreshToken: RefreshToken) async -> RevokeOutcome {
+        let request = jsonPost(paths.revoke, WireFormat.RevokeRequest(token: refreshToken.secretValue))
+        switch await exchange(request) {
+        case .failure(let failure):
+            return .retryable(failure)
+        case .success(let response) where (200..<300).contains(response.status):
+            return .revoked
+        case .success(let response) where response.status >= 500 || response.status == 429:
+            return .retryable(Self.failureClass(status: response.status))
+        case .success(let response):
+            return .refused(status: response.status)
+        }
+    }
+
+    func profile(_ accessToken: AccessToken) async -> ProfileOutcome {
+        switch await exchange(authorizedGet(paths.profile, accessToken)) {
+        case .failure(let failure):
+            return .failed(failure)
+        case .success(let response) where (200..<300).contains(response.status):
+            guard let body = WireFormat.decode(WireFormat.Profile.self, from: response.body) else { return .failed(.unexpectedResponse) }
+            return .profile(AccountProfile(accountID: AccountID(body.account_id), email: body.email, displayName: body.display_name))
+        case .success(let response) where response.status == 401:
+            return .unauthorized
+        case .success(let response):
+            return .failed(Self.failureClass(status: response.status))
+        }
+    }
+
+    func resource(_ name: String, _ accessToken: AccessToken) async -> ResourceOutcome {
+        switch await exchange(authorizedGet(paths.resourcePrefix + name, accessToken)) {
+        case .failure(let failure):
+            return .failed(failure)
+        case .success(let response) where (200..<300).contains(response.status):
+            return .content(response.body)
+        case .success(let response) where response.status == 401:
+            return .unauthorized
+        case .success(let response) where response.status == 403:
+            return .forbidden
+        case .success(let response) where response.status == 404:
+            return .notFound
+        case .success(let response):
+            return .failed(Self.failureClass(status: response.status))
+        }
+    }
+
+    static func failureClass(status: Int) -> FailureClass {
+        if status >= 500 { return .serverError }
+        if status == 429 { return .rateLimited }
+        return .unexpectedResponse
+    }
+
+    /// The outcome of one exchange: a response of any status, or the class of the transport failure.
+    private enum Exchange {
+        case success(HTTPResponse)
+        case failure(FailureClass)
+    }
+
+    private func exchange(_ request: HTTPRequest) async -> Exchange {
+        do {
+            return .success(try await transport.send(request))
+        } catch {
+            return .failure(FailureClass(error))
+        }
+    }
+
+    private func jsonPost(_ path: String, _ body: some Encodable) -> HTTPRequest {
+        HTTPRequest(method: .post, path: path, headers: ["Content-Type": "application/json"], body: WireFormat.encode(body))
+    }
+
+    private func authorizedGet(_ path: String, _ accessToken: AccessToken) -> HTTPRequest {
+        HTTPRequest(method: .get, path: path, headers: ["Authorization": "Bearer \(accessToken.secretValue)"])
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+
+/// Owns the session record in secure storage. Operations run one at a time in arrival order, and a write
+/// tagged with a generation is dropped if that generation is no longer current when its turn comes.
+actor CredentialVault {
+    private enum State {
+        case unloaded
+        case loaded(SessionRecord)
+    }
+
+    private var state: State = .unloaded
+    private let storage: any SecureStorage
+    private let key: String
+    private let accessibility: SecureStorageAccessibility
+    private let generations: GenerationCounter
+    private let logger: SessionLogger
+    private let lock = AsyncFIFOLock()
+
+    init(storage: any SecureStorage, key: String, accessibility: SecureStorageAccessibility, generations: GenerationCounter, logger: SessionLogger) {
+        self.storage = storage
+        self.key = key
+        self.accessibility = accessibility
+        self.generations = generations
+        self.logger = logger
+    }
+
+    /// Reads the record; throws while storage is locked.
+    func load() async throws(SecureStorageError) -> SessionRecord {
+        await lock.acquire()
+        defer { lock.release() }
+        return try await currentRecord()
+    }
+
+    /// Applies `mutation` and writes the whole record as one item. With `generation`, writes only if it
+    /// is still current at write time.
+    func commit(_ mutation: VaultMutation, ifGeneration generation: SessionGeneration?) async -> CommitResult {
+        await lock.acquire()
+        defer { lock.release() }
+        if let generation, generations.current != generation { return .stale }
+        var record: SessionRecord
+        do {
+            record = try await currentRecord()
+        } catch {
+            return .failed(FailureClass(error))
+        }
+        if let generation, generations.current != generation { return .stale }
+        mutation.apply(to: &record)
+        do {
+            if record.isEmpty {
+                try await storage.delete(key)
+            } else {
+                try await storage.write(Self.encode(record), for: key, accessibility: accessibility)
+            }
+        } catch {
+            return .failed(FailureClass(error))
+        }
+        state = .loaded(record)
+        return .committed
+    }
+
+    private func currentRecord() async throws(SecureStorageError) -> SessionRecord {
+        switch state {
+        case .loaded(let record):
+            return record
+        case .unloaded:
+            let data = try await storage.read(key)
+            let record = decode(data)
+            state = .loaded(record)
+            return record
+        }
+    }
+
+    private func decode(_ data: Data?) -> SessionRecord {
+        guard let data else { return SessionRecord() }
+        guard let record = try? JSONDecoder().decode(SessionRecord.self, from: data) else {
+            logger.log(.warning, "storage.record-unreadable", ["bytes": String(data.count)])
+            return SessionRecord()
+        }
+        return record
+    }
+
+    private static func encode(_ record: SessionRecord) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        // Encoding plain strings and integers cannot fail.
+        return (try? encoder.encode(record)) ?? Data()
+    }
+}
