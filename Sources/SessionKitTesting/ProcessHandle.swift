@@ -1,3 +1,4 @@
+import SessionKit
 import Synchronization
 
 /// One run of the app process in a `TestWorld`. Killing it is SIGKILL: every effect it has in flight

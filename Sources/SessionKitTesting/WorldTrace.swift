@@ -1,3 +1,5 @@
+import SessionKit
+
 /// The ordered record of everything every process did: the evidence tests assert on. Tests wait on it
 /// deterministically (`waitUntil`) instead of sleeping.
 public final class WorldTrace: Sendable {
