@@ -20,7 +20,7 @@ extension SpecDecoder {
             default: return .barrier
             }
         case "kill":
-            guard var map = mapping(node, what, allowed: ["at"]) else { return nil }
+            guard let map = mapping(node, what, allowed: ["at"]) else { return nil }
             let point = map.optional("at").flatMap { choice($0, "'at'", as: KillPoint.self) }
             finish(map)
             return .kill(point?.value ?? .now)
@@ -59,7 +59,7 @@ extension SpecDecoder {
             guard let path else { return nil }
             return kind == "hold" ? .hold(path: path) : .release(path: path)
         case "configure":
-            guard var map = mapping(node, what, allowed: ["reuseInterval", "accessTokenLifetime"]) else { return nil }
+            guard let map = mapping(node, what, allowed: ["reuseInterval", "accessTokenLifetime"]) else { return nil }
             let settings = ServerSettings(
                 reuseInterval: map.optional("reuseInterval").flatMap { number($0, "reuseInterval") },
                 accessTokenLifetime: map.optional("accessTokenLifetime").flatMap { number($0, "accessTokenLifetime") })
@@ -156,7 +156,7 @@ extension SpecDecoder {
     ]
 
     private mutating func expectation(_ node: YAMLNode) -> Expectation? {
-        guard var map = mapping(node, "step 'expect'", allowed: Self.expectationKeys) else { return nil }
+        guard let map = mapping(node, "step 'expect'", allowed: Self.expectationKeys) else { return nil }
         var expectation = Expectation()
         expectation.state = map.optional("state").flatMap { string($0, "state") }
         expectation.results = map.optional("results").flatMap { resultExpectation($0) }
@@ -205,7 +205,7 @@ extension SpecDecoder {
     }
 
     private mutating func resultExpectation(_ node: YAMLNode) -> ResultExpectation? {
-        guard var map = mapping(node, "'results'", allowed: ["ok", "failed", "codes"]) else { return nil }
+        guard let map = mapping(node, "'results'", allowed: ["ok", "failed", "codes"]) else { return nil }
         var expectation = ResultExpectation(codes: [:])
         expectation.ok = map.optional("ok").flatMap { count($0, "ok") }
         expectation.failed = map.optional("failed").flatMap { count($0, "failed") }
