@@ -30,6 +30,8 @@ let package = Package(
         .executableTarget(name: "SessionConformanceCLI", dependencies: ["SessionConformanceCommands"]),
         // Adapter protocol v1: message types, JSON values, the JSON-lines framer.
         .target(name: "ConformanceProtocol", dependencies: ["JSONCore"]),
+        // A small, bounded HTTP/1.1 server on 127.0.0.1 (POSIX sockets, one poll thread) for loopback mode.
+        .target(name: "LoopbackHTTP"),
         // Adapter processes: spawn, line I/O with timeouts, stderr capture, SIGKILL.
         .target(name: "AdapterProcess", dependencies: ["ConformanceProtocol"]),
         // The runner: the simulated world, connections to the client, the trace, oracles and verdicts.
@@ -62,6 +64,7 @@ let package = Package(
             dependencies: ["ConformanceRunner", "ReferenceAdapter", "ConformanceProtocol", "SpecModel"]
         ),
         .testTarget(name: "ConformanceRunnerTests", dependencies: ["ConformanceRunner", "ConformanceProtocol", "SpecModel", "JSONCore"]),
+        .testTarget(name: "LoopbackHTTPTests", dependencies: ["LoopbackHTTP"]),
         // The fake adapters in Fixtures/ are run as processes from their source folder, not bundled.
         .testTarget(name: "AdapterProcessTests", dependencies: ["AdapterProcess"], exclude: ["Fixtures"]),
     ],
