@@ -37,7 +37,8 @@ let package = Package(
         // The runner: the simulated world, connections to the client, the trace, oracles and verdicts.
         .target(
             name: "ConformanceRunner",
-            dependencies: ["ConformanceProtocol", "AdapterProcess", "SpecModel", "JSONCore"]
+            dependencies: ["ConformanceProtocol", "AdapterProcess", "SpecModel", "JSONCore", "LoopbackHTTP"]
+
         ),
         // The reference client: the session lifecycle with every outward effect injected.
         .target(name: "SessionKit"),

@@ -24,7 +24,7 @@ public final class HostedClientAdapter<Client: HostedClient>: InProcessClient, @
 
     public func handle(_ message: RunnerMessage) -> [AdapterMessage] {
         switch message {
-        case .welcome(let seed, let clock):
+        case .welcome(let seed, let clock, _):
             bridge.setClock(clock)
             client = make(ClientEffects(bridge: bridge, taskExecutor: executor, seed: seed))
         case .command(let command):
@@ -38,7 +38,7 @@ public final class HostedClientAdapter<Client: HostedClient>: InProcessClient, @
         }
         executor.drain()
         var out = bridge.takeOutbox()
-        if case .barrier(let id) = message { out.append(.barrier(id: id)) }
+        if case .barrier(let id, _) = message { out.append(.barrier(id: id)) }
         return out
     }
 

@@ -61,8 +61,11 @@ public struct CommandResult: Sendable, Hashable {
 /// Messages from the adapter to the runner: the handshake, effects (answered with a reply) and events.
 public enum AdapterMessage: Sendable, Hashable {
     /// `offlineResources` is the declared offline policy: the resources whose cached content may be shown
-    /// before the session is validated (with the `offline-browsing` capability).
-    case hello(protocolVersion: Int, implementation: ImplementationInfo, capabilities: [String], offlineResources: [String] = [])
+    /// before the session is validated (with the `offline-browsing` capability). `httpMode` is how the
+    /// client's HTTP reaches the world: `http` effects (the default) or real requests to the runner's
+    /// loopback server.
+    case hello(protocolVersion: Int, implementation: ImplementationInfo, capabilities: [String], offlineResources: [String] = [],
+               httpMode: HTTPMode = .message)
     case http(id: String, cause: String?, HTTPRequestMessage)
     case storage(id: String, operation: StorageOperation, key: String, value: String?, accessibility: Accessibility?)
     case preferences(id: String, operation: StorageOperation, key: String, value: String?)
@@ -71,7 +74,9 @@ public enum AdapterMessage: Sendable, Hashable {
     case transition(TransitionEvent)
     case ui(UIEvent)
     case log(level: String, message: String)
-    case barrier(id: String)
+    /// The answer to the runner's barrier. In loopback mode `httpStarted` is the number of HTTP requests
+    /// the client has started since the process began, so the runner can wait until its server has them all.
+    case barrier(id: String, httpStarted: Int? = nil)
 
     /// The id of an effect that waits for a reply.
     public var effectID: String? {
@@ -83,7 +88,7 @@ public enum AdapterMessage: Sendable, Hashable {
 
     public var json: JSONValue {
         switch self {
-        case .hello(let version, let implementation, let capabilities, let offlineResources):
+        case .hello(let version, let implementation, let capabilities, let offlineResources, let httpMode):
             var object: [String: JSONValue] = ["type": "hello", "protocol": .int(version),
                     "implementation": ["name": .string(implementation.name), "version": .string(implementation.version),
                                        "language": .string(implementation.language),
@@ -92,6 +97,7 @@ public enum AdapterMessage: Sendable, Hashable {
             if !offlineResources.isEmpty {
                 object["offlinePolicy"] = ["cachedResources": .array(offlineResources.map(JSONValue.string))]
             }
+            if httpMode != .message { object["http"] = .string(httpMode.rawValue) }
             return .object(object)
         case .http(let id, let cause, let request):
             var object: [String: JSONValue] = ["type": "http", "id": .string(id), "request": request.json]
@@ -133,8 +139,10 @@ public enum AdapterMessage: Sendable, Hashable {
             return .object(object)
         case .log(let level, let message):
             return ["type": "log", "level": .string(level), "message": .string(message)]
-        case .barrier(let id):
-            return ["type": "barrier", "id": .string(id)]
+        case .barrier(let id, let httpStarted):
+            var object: [String: JSONValue] = ["type": "barrier", "id": .string(id)]
+            if let httpStarted { object["httpStarted"] = .int(httpStarted) }
+            return .object(object)
         }
     }
 
@@ -155,7 +163,8 @@ public enum AdapterMessage: Sendable, Hashable {
                 implementation: ImplementationInfo(
                     name: try implementation.string("name"), version: try implementation.string("version"),
                     language: try implementation.string("language"), platform: try implementation.string("platform")),
-                capabilities: capabilities, offlineResources: offlineResources)
+                capabilities: capabilities, offlineResources: offlineResources,
+                httpMode: reader.has("http") ? try reader.choice("http", as: HTTPMode.self) : .message)
         case "http":
             self = .http(id: try reader.string("id"), cause: try reader.optionalString("cause"),
                          try HTTPRequestMessage(json: reader.value("request")))
@@ -190,7 +199,11 @@ public enum AdapterMessage: Sendable, Hashable {
         case "log":
             self = .log(level: try reader.string("level"), message: try reader.string("message"))
         case "barrier":
-            self = .barrier(id: try reader.string("id"))
+            let httpStarted = try reader.optionalInt("httpStarted")
+            if let httpStarted, httpStarted < 0 {
+                throw ProtocolViolation(.invalidValue, "'httpStarted' of a barrier must not be negative")
+            }
+            self = .barrier(id: try reader.string("id"), httpStarted: httpStarted)
         default:
             throw ProtocolViolation(.unknownType, "unknown adapter message type '\(type)'")
         }

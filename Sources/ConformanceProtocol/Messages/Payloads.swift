@@ -109,3 +109,10 @@ public enum StorageOperation: String, Sendable, Hashable, CaseIterable {
 public enum Accessibility: String, Sendable, Hashable, CaseIterable {
     case afterFirstUnlock, whenUnlocked
 }
+
+/// How the client's HTTP requests reach the world. `message`: as `http` effects on the protocol.
+/// `loopback`: as real HTTP/1.1 requests to the runner's server on 127.0.0.1, so the client's own HTTP stack
+/// and interceptors run; everything else stays on the protocol.
+public enum HTTPMode: String, Sendable, Hashable, CaseIterable {
+    case message, loopback
+}

@@ -1,4 +1,4 @@
-public import JSONCore
+import JSONCore
 
 /// A message that is not valid protocol: not JSON, an unknown type, a missing or mistyped field.
 public struct ProtocolViolation: Error, Sendable, Hashable, CustomStringConvertible {

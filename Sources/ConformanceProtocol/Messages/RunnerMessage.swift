@@ -16,18 +16,23 @@ public enum ReplyBody: Sendable, Hashable {
 
 /// Messages from the runner to the adapter.
 public enum RunnerMessage: Sendable, Hashable {
-    case welcome(seed: UInt64, clock: ClockReading)
+    /// `httpBaseURL` is set when the adapter asked for loopback HTTP: where the world's endpoints are served.
+    case welcome(seed: UInt64, clock: ClockReading, httpBaseURL: String? = nil)
     case error(ErrorInfo)
     case command(AppCommand)
     case reply(id: String, ReplyBody)
     case clock(ClockReading)
-    case barrier(id: String)
+    /// In loopback mode `httpAnswered` is the number of HTTP responses (and resets) the runner has sent the
+    /// process so far: the adapter answers once its client has received them all and is idle.
+    case barrier(id: String, httpAnswered: Int? = nil)
 
     public var json: JSONValue {
         switch self {
-        case .welcome(let seed, let clock):
-            return ["type": "welcome", "protocol": .int(adapterProtocolVersion), "seed": .string(String(seed)),
-                    "clock": clock.json]
+        case .welcome(let seed, let clock, let httpBaseURL):
+            var object: [String: JSONValue] = ["type": "welcome", "protocol": .int(adapterProtocolVersion),
+                                               "seed": .string(String(seed)), "clock": clock.json]
+            if let httpBaseURL { object["http"] = ["baseURL": .string(httpBaseURL)] }
+            return .object(object)
         case .error(let info):
             var object = info.json.object ?? [:]
             object["type"] = "error"
@@ -51,8 +56,10 @@ public enum RunnerMessage: Sendable, Hashable {
             return .object(object)
         case .clock(let clock):
             return ["type": "clock", "wall": .double(clock.wall), "monotonic": .double(clock.monotonic)]
-        case .barrier(let id):
-            return ["type": "barrier", "id": .string(id)]
+        case .barrier(let id, let httpAnswered):
+            var object: [String: JSONValue] = ["type": "barrier", "id": .string(id)]
+            if let httpAnswered { object["httpAnswered"] = .int(httpAnswered) }
+            return .object(object)
         }
     }
 
@@ -65,7 +72,11 @@ public enum RunnerMessage: Sendable, Hashable {
         case "welcome":
             let seedText = try reader.string("seed")
             guard let seed = UInt64(seedText) else { throw ProtocolViolation(.invalidValue, "'seed' must be a decimal integer") }
-            self = .welcome(seed: seed, clock: try ClockReading(json: reader.value("clock")))
+            var baseURL: String?
+            if reader.has("http") {
+                baseURL = try FieldReader(reader.value("http"), what: "the 'http' of a welcome").optionalString("baseURL")
+            }
+            self = .welcome(seed: seed, clock: try ClockReading(json: reader.value("clock")), httpBaseURL: baseURL)
         case "error":
             self = .error(try ErrorInfo(json: json))
         case "command":
@@ -89,7 +100,7 @@ public enum RunnerMessage: Sendable, Hashable {
         case "clock":
             self = .clock(try ClockReading(json: json))
         case "barrier":
-            self = .barrier(id: try reader.string("id"))
+            self = .barrier(id: try reader.string("id"), httpAnswered: try reader.optionalInt("httpAnswered"))
         default:
             throw ProtocolViolation(.unknownType, "unknown runner message type '\(type)'")
         }

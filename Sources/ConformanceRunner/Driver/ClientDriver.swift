@@ -12,6 +12,8 @@ final class ClientDriver {
     private(set) var trace = Trace()
     private let launcher: any AdapterLauncher
     private var connection: (any AdapterConnection)?
+    /// The world's HTTP on 127.0.0.1, when the running client asked for loopback HTTP.
+    private var loopback: LoopbackBridge?
     private let seed: UInt64
 
     private(set) var hello: (implementation: ImplementationInfo, capabilities: [String])?
@@ -90,7 +92,7 @@ final class ClientDriver {
         self.connection = connection
         record(.processStarted(instance: instance))
         let first = try receive()
-        guard case .hello(let version, let implementation, let capabilities, _) = first else {
+        guard case .hello(let version, let implementation, let capabilities, _, let httpMode) = first else {
             throw AdapterFailure(.protocolViolation, "the adapter's first message was not 'hello'", stderrTail: tail())
         }
         guard version == adapterProtocolVersion else {
@@ -100,7 +102,10 @@ final class ClientDriver {
             throw AdapterFailure(.versionMismatch, message, stderrTail: tail())
         }
         hello = (implementation, capabilities)
-        try send(.welcome(seed: seed, clock: world.deviceClock))
+        if httpMode == .loopback {
+            loopback = try LoopbackBridge(timeout: (launcher as? ProcessAdapterLauncher)?.timeout ?? .seconds(10))
+        }
+        try send(.welcome(seed: seed, clock: world.deviceClock, httpBaseURL: loopback?.baseURL))
     }
 
     func kill(reason: String) {
@@ -108,6 +113,7 @@ final class ClientDriver {
         connection.kill()
         capturedLog += connection.capturedLog
         self.connection = nil
+        stopLoopback()
         record(.processKilled(instance: instance, reason: reason))
         held = []
         sleeps = []
@@ -176,12 +182,16 @@ final class ClientDriver {
             }
             barrierCounter += 1
             let barrier = "b\(barrierCounter)"
-            try send(.barrier(id: barrier))
+            try send(.barrier(id: barrier, httpAnswered: loopback?.answered))
             var effects: [AdapterMessage] = []
             while true {
                 let message = try receive()
-                if case .barrier(let id) = message, id == barrier { break }
+                if case .barrier(let id, let httpStarted) = message, id == barrier {
+                    effects += try loopbackRequests(started: httpStarted)
+                    break
+                }
                 if message.effectID != nil {
+                    try loopback?.admit(message)
                     effects.append(message)
                 } else {
                     try handleEvent(message)
@@ -267,9 +277,16 @@ final class ClientDriver {
     }
 
     private func reply(_ id: String, outcome: HTTPOutcome) throws(AdapterFailure) {
-        switch outcome {
-        case .response(let response): try send(.reply(id: id, .response(response)))
-        case .failure(let failure): try send(.reply(id: id, .failure(failure)))
+        let body: ReplyBody = switch outcome {
+        case .response(let response): .response(response)
+        case .failure(let failure): .failure(failure)
+        }
+        if let loopback, loopback.owns(id) {
+            // Recorded as the same reply an effect gets; it travels on the socket.
+            record(.sent(.reply(id: id, body)))
+            loopback.answer(id, outcome)
+        } else {
+            try send(.reply(id: id, body))
         }
         for line in world.serverLog.dropFirst(loggedServerLines) { note(line) }
         loggedServerLines = world.serverLog.count
@@ -307,5 +324,29 @@ final class ClientDriver {
             capturedLog += connection.capturedLog
             self.connection = nil
         }
+        stopLoopback()
+    }
+
+    // MARK: Loopback HTTP (see LoopbackBridge)
+
+    /// In loopback mode, the requests the barrier answer accounts for, recorded as received `http` effects.
+    private func loopbackRequests(started: Int?) throws(AdapterFailure) -> [AdapterMessage] {
+        guard let loopback else { return [] }
+        let requests: [AdapterMessage]
+        do {
+            requests = try loopback.collect(started: started)
+        } catch {
+            throw AdapterFailure(error.code, error.message, stderrTail: tail())
+        }
+        for line in loopback.takeLog() { note(line) }
+        for request in requests { record(.received(request)) }
+        return requests
+    }
+
+    private func stopLoopback() {
+        guard let loopback else { return }
+        for line in loopback.takeLog() { note(line) }
+        loopback.stop()
+        self.loopback = nil
     }
 }

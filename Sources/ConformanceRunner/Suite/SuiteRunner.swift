@@ -96,7 +96,7 @@ public struct SuiteRunner: Sendable {
         let connection = try launcher.launch()
         defer { connection.kill() }
         let message = try connection.receive()
-        guard case .hello(let version, let implementation, let capabilities, let offlineResources) = message else {
+        guard case .hello(let version, let implementation, let capabilities, let offlineResources, _) = message else {
             throw AdapterFailure(.protocolViolation, "the adapter's first message was not 'hello'",
                                  stderrTail: String(connection.capturedLog.suffix(4_000)))
         }

@@ -186,7 +186,7 @@ final class FakeSessionClient: InProcessClient {
             perform(command)
         case .reply(let id, let body):
             if let waiting = pending.removeValue(forKey: id) { resume(waiting, with: body) }
-        case .barrier(let id):
+        case .barrier(let id, _):
             if !silenced { emit(.barrier(id: id)) }
         }
         defer { outbox = [] }

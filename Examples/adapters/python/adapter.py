@@ -1,0 +1,228 @@
+#!/usr/bin/env python3
+"""Protocol v1 host for the example Python session client (docs/adapter-protocol.md).
+
+This file is the *adapter*: it speaks JSON Lines with the runner on stdin/stdout and turns each runner
+message into a call on the client (session_client.py), and each effect of the client (HTTP, secure storage,
+preferences, sleep) into a message the runner answers. The client itself knows nothing about the protocol:
+it is written against the small `Effects` interface below, the way an app's session layer is written against
+its HTTP stack, its keychain and its clock. Porting teams copy both files and replace session_client.py with
+their own client, keeping the host.
+
+Determinism: the runner sends a `barrier` after everything it delivers and decides nothing until the adapter
+answers it. This host runs the asyncio loop until no callback is ready any more (every task waits for a reply
+from the runner, a sleep, or nothing) before it answers. HTTP goes through the protocol as `http` effects
+(message mode), so the client never does real I/O and the same messages in always give the same messages out.
+
+Standard library only. Run it against the suite from the repository root:
+
+    swift run session-conformance run --adapter "python3 Examples/adapters/python/adapter.py"
+"""
+
+import asyncio
+import contextvars
+import json
+import sys
+
+from session_client import CAPABILITIES, IMPLEMENTATION, OFFLINE_RESOURCES, SessionClient
+
+PROTOCOL_VERSION = 1
+
+# The command a piece of work serves; HTTP effects name it as their `cause`. Tasks copy it when created, so
+# everything a command starts (a refresh it triggers, say) is attributed to it.
+CAUSE: contextvars.ContextVar = contextvars.ContextVar("cause", default=None)
+
+
+class Effects:
+    """Everything the client can do to the world. Each call is one protocol message."""
+
+    def __init__(self, host: "Host", seed: int):
+        self._host = host
+        self.seed = seed
+
+    # -- Effects: answered by the runner with a `reply`.
+
+    async def http(self, method, path, headers, body):
+        """Returns ("response", status, headers, body) or ("failure", code, definite), or None if cancelled."""
+        message = {"type": "http", "request": {"method": method, "path": path, "headers": headers, "body": body}}
+        cause = CAUSE.get()
+        if cause is not None:
+            message["cause"] = cause
+        reply = await self._host.effect(message)
+        if reply is None:
+            return None
+        if "response" in reply:
+            response = reply["response"]
+            return ("response", response["status"], response.get("headers") or {}, response.get("body"))
+        failure = reply.get("failure") or {}
+        return ("failure", failure.get("code", "connectionLost"), failure.get("definite", True))
+
+    async def secure_get(self, key):
+        """Returns ("value", text or None) or ("error", code)."""
+        return self._storage_result(await self._host.effect({"type": "storage", "op": "get", "key": key}))
+
+    async def secure_set(self, key, value, accessibility):
+        return self._storage_result(await self._host.effect(
+            {"type": "storage", "op": "set", "key": key, "value": value, "accessibility": accessibility}))
+
+    async def secure_delete(self, key):
+        return self._storage_result(await self._host.effect({"type": "storage", "op": "delete", "key": key}))
+
+    async def preference_get(self, key):
+        reply = await self._host.effect({"type": "preferences", "op": "get", "key": key})
+        return reply.get("value") if reply else None
+
+    async def preference_set(self, key, value):
+        await self._host.effect({"type": "preferences", "op": "set", "key": key, "value": value})
+
+    async def preference_delete(self, key):
+        await self._host.effect({"type": "preferences", "op": "delete", "key": key})
+
+    def sleep(self, seconds):
+        """Starts a sleep on the runner's virtual clock. Returns (awaitable, wake): awaiting it ends when the
+        runner's monotonic clock reaches the deadline, or as soon as `wake()` is called."""
+        effect_id, future = self._host.start_effect({"type": "sleep", "seconds": seconds})
+
+        def wake():
+            self._host.abandon(effect_id)
+            if not future.done():
+                future.set_result(None)
+
+        return future, wake
+
+    # -- Readings and events: no reply.
+
+    @property
+    def wall_clock(self):
+        return self._host.clock["wall"]
+
+    @property
+    def monotonic(self):
+        return self._host.clock["monotonic"]
+
+    def log(self, level, message):
+        self._host.send({"type": "log", "level": level, "message": message})
+
+    def transition(self, transition, from_state, to_state, account, generation, reason):
+        self._host.send({"type": "transition", "transition": transition, "from": from_state, "to": to_state,
+                         "account": account, "generation": generation, "reason": reason})
+
+    def show_content(self, resource, account, generation, content_id):
+        self._host.send({"type": "ui", "event": "content", "resource": resource, "account": account,
+                         "generation": generation, "contentId": content_id})
+
+    def show_sign_in_prompt(self):
+        self._host.send({"type": "ui", "event": "signInPrompt"})
+
+    def spawn(self, coroutine):
+        """Starts background work of the client (it inherits the cause of the work that starts it)."""
+        return self._host.loop.create_task(coroutine)
+
+    @staticmethod
+    def _storage_result(reply):
+        if reply is None:
+            return ("error", "cancelled")
+        if "error" in reply:
+            return ("error", (reply["error"] or {}).get("code", "unavailable"))
+        return ("value", reply.get("value"))
+
+
+class Host:
+    """Reads runner messages, runs the client on an asyncio loop, writes adapter messages."""
+
+    def __init__(self):
+        self.loop = asyncio.new_event_loop()
+        self.clock = {"wall": 0.0, "monotonic": 0.0}
+        self.client = None
+        self._waiting = {}
+        self._next_effect = 0
+
+    # -- Wire.
+
+    def send(self, message):
+        sys.stdout.write(json.dumps(message, separators=(",", ":"), ensure_ascii=False) + "\n")
+        sys.stdout.flush()
+
+    def start_effect(self, message):
+        """Sends an effect; returns its id and the future its reply resolves."""
+        self._next_effect += 1
+        effect_id = f"e{self._next_effect}"
+        message["id"] = effect_id
+        future = self.loop.create_future()
+        self._waiting[effect_id] = future
+        self.send(message)
+        return effect_id, future
+
+    async def effect(self, message):
+        _, future = self.start_effect(message)
+        return await future
+
+    def abandon(self, effect_id):
+        """Nobody waits for this effect any more: its reply, if it comes, is dropped."""
+        self._waiting.pop(effect_id, None)
+
+    # -- Runner messages.
+
+    def handle(self, message):
+        kind = message.get("type")
+        if kind == "welcome":
+            self.clock = dict(message["clock"])
+            self.client = SessionClient(Effects(self, int(message["seed"])))
+        elif kind == "error":
+            sys.stderr.write(f"adapter: the runner refused us: {message.get('code')}\n")
+            sys.exit(2)
+        elif kind == "clock":
+            self.clock = {"wall": message["wall"], "monotonic": message["monotonic"]}
+        elif kind == "reply":
+            future = self._waiting.pop(message["id"], None)
+            if future is not None and not future.done():
+                future.set_result(message)
+        elif kind == "command":
+            context = contextvars.copy_context()
+            context.run(CAUSE.set, message["id"])
+            self.loop.create_task(self._run_command(message), context=context)
+        elif kind == "barrier":
+            pass
+        else:
+            raise ValueError(f"unknown runner message type {kind!r}")
+        self.run_until_idle()
+        if kind == "barrier":
+            self.send({"type": "barrier", "id": message["id"]})
+
+    async def _run_command(self, command):
+        result = {"type": "result", "id": command["id"]}
+        try:
+            content = await self.client.perform(command)
+            result["outcome"] = "ok"
+            if content is not None:
+                result["content"] = content
+        except Exception as error:  # noqa: BLE001 - every failure becomes the command's result
+            code = getattr(error, "code", "internalError")
+            result["outcome"] = "error"
+            result["error"] = {"code": code, "message": getattr(error, "message", code),
+                               "definite": getattr(error, "definite", True)}
+            if code == "internalError":
+                sys.stderr.write(f"adapter: {command.get('command')} failed: {type(error).__name__}\n")
+        self.send(result)
+
+    def run_until_idle(self):
+        """Runs the loop until no callback is ready: every task then waits for the runner (or nothing).
+
+        asyncio has no public "is idle" query; the ready queue is the exact answer, so we read it. Elsewhere:
+        drain the main dispatch queue (iOS), advance a TestDispatcher until idle (Kotlin), or flush microtasks
+        and setImmediate (Node)."""
+        while True:
+            self.loop.call_soon(self.loop.stop)
+            self.loop.run_forever()
+            if not self.loop._ready:  # noqa: SLF001
+                return
+
+    def run(self):
+        self.send({"type": "hello", "protocol": PROTOCOL_VERSION, "implementation": IMPLEMENTATION,
+                   "capabilities": CAPABILITIES, "offlinePolicy": {"cachedResources": OFFLINE_RESOURCES}})
+        for line in sys.stdin:
+            if line.strip():
+                self.handle(json.loads(line))
+
+
+if __name__ == "__main__":
+    Host().run()

@@ -1,0 +1,1017 @@
+"""An example session client that follows the design: Specs/sources/000 (session lifecycle) and 001 (refresh
+as a critical section), and 000/001 wherever 003 contradicts them. It mirrors the reference (SessionKit,
+docs/reference-implementation.md) in about a third of the code, and is the part a porting team replaces with
+their own client.
+
+What it does, requirement by requirement (Specs/requirements.yaml):
+
+- One explicit state at a time (restoring, authenticated, refreshing, signingIn, signedOut), moved only by
+  `_fire`, which checks the source state and applies the generation ("epoch") effect. Every transition is
+  reported, never a token.                                         SESSION-STATE-MACHINE, EPOCH-INCREMENT
+- Launch restores through `restoring`: read storage, establish the account, validate with GET /me (refresh
+  on 401), and only then `authenticated`. A locked device or an unreachable server keeps restoring.
+                                  RESTORE-*, STORAGE-LOCKED-NOT-SIGNOUT
+- One refresh per account, shared by every caller (the 001 `refreshOnce`); the new pair is written to secure
+  storage as ONE item, after-first-unlock, before any waiter is resumed; each request retried at most once;
+  a 401 for an older token retries with the current one without refreshing.      REFRESH-*, STORAGE-*
+- Only an explicit rejection (400 invalid_grant, a revoked session) signs out; timeouts, 5xx and offline
+  keep the session and retry with bounded, jittered backoff.     REFRESH-ONLY-REJECTION-SIGNS-OUT, -BACKOFF
+- Every request and refresh is tagged with the generation; a response or refresh result of an older
+  generation is discarded, and a session end cancels what is in flight.                        EPOCH-*
+- The content cache is keyed by account and cleared with the session; offline browsing shows only what the
+  declared policy names.                                                  CACHE-*, OFFLINE-POLICY-DECLARED
+- Sign-out blocks and clears at once; the refresh token's remote revocation is queued in the same secure
+  storage item, survives a restart, and is retried with backoff.                              SIGNOUT-*
+- Expiry runs on the monotonic clock from `expires_in`, so a skewed wall clock changes nothing.
+                                                                                   CLOCK-SKEW-TOLERANT
+- Sign-in input is validated before any request.                                  SIGNIN-VALIDATE-INPUT
+"""
+
+import copy
+import json
+
+IMPLEMENTATION = {"name": "python-example", "version": "1.0.0", "language": "Python", "platform": "linux"}
+CAPABILITIES = ["background-refresh", "offline-browsing"]
+# The offline policy: the only cached resource that may appear before the session is validated.
+OFFLINE_RESOURCES = ["news"]
+
+RECORD_KEY = "session.record"
+ACCESSIBILITY = "afterFirstUnlock"  # background refresh must read and write tokens on a locked device
+REFRESH_LEEWAY = 30.0
+BACKGROUND_WINDOW = 300.0
+MINIMUM_PASSWORD_LENGTH = 8
+
+
+class Backoff:
+    """Bounded exponential backoff with jitter: attempt n waits min(initial * 2^(n-1), maximum), shortened
+    by up to half of itself at random (from the runner's seed)."""
+
+    def __init__(self, initial, maximum, attempts):
+        self.initial, self.maximum, self.attempts = initial, maximum, attempts
+
+    def allows_retry(self, failures):
+        return self.attempts is None or failures < self.attempts
+
+    def delay(self, failures, unit_random):
+        capped = min(self.initial * (2 ** min(max(failures - 1, 0), 30)), self.maximum)
+        return round(capped * (1 - 0.5 * unit_random), 3)
+
+
+REFRESH_BACKOFF = Backoff(1, 32, 5)
+RESTORE_BACKOFF = Backoff(1, 60, None)
+REVOCATION_BACKOFF = Backoff(2, 300, 6)
+
+# Specs/state-machine.yaml: id -> (from, to, whether the generation increments).
+TRANSITIONS = {
+    "restore-validated": ("restoring", "authenticated", False),
+    "restore-failed": ("restoring", "signedOut", True),
+    "refresh-started": ("authenticated", "refreshing", False),
+    "refresh-succeeded": ("refreshing", "authenticated", False),
+    "refresh-deferred": ("refreshing", "authenticated", False),
+    "refresh-rejected": ("refreshing", "signedOut", True),
+    "sign-out": ("authenticated", "signedOut", True),
+    "sign-out-during-refresh": ("refreshing", "signedOut", True),
+    "sign-in-started": ("signedOut", "signingIn", False),
+    "sign-in-succeeded": ("signingIn", "authenticated", True),
+    "sign-in-failed": ("signingIn", "signedOut", False),
+    "account-switch": ("authenticated", "signingIn", True),
+}
+
+RETRYABLE = {"timeout", "offline", "connectionLost", "serverError", "rateLimited", "storageLocked", "storageUnavailable"}
+CONNECTIVITY = {"timeout", "offline", "connectionLost"}
+
+
+class SessionError(Exception):
+    """A command's failure: a stable code, a message without secrets, and whether the outcome is known."""
+
+    def __init__(self, code, message=None, failure=None):
+        super().__init__(code)
+        self.code = code
+        self.message = message or code
+        self.failure = failure
+        # A timed-out or lost exchange may have taken effect on the server.
+        self.definite = failure not in ("timeout", "connectionLost")
+
+
+class Credentials:
+    """A token pair and when it is due, on the monotonic clock (never the wall clock: it may be skewed)."""
+
+    def __init__(self, access, refresh, version, received_at=None, expires_in=None):
+        self.access, self.refresh, self.version = access, refresh, version
+        self.expires_at = self.refresh_due = None
+        if received_at is not None and expires_in is not None:
+            lifetime = max(float(expires_in), 0.0)
+            self.expires_at = received_at + lifetime
+            self.refresh_due = received_at + lifetime - min(REFRESH_LEEWAY, lifetime / 2)
+
+    def needs_refresh(self, now):
+        return self.refresh_due is not None and now >= self.refresh_due
+
+    def needs_background_refresh(self, now):
+        return self.expires_at is None or now + BACKGROUND_WINDOW >= self.expires_at
+
+    def __repr__(self):  # never print a token
+        return f"Credentials(v{self.version}, <redacted>)"
+
+
+class Ticket:
+    """Permission to send one request: the token to use and the generation it belongs to."""
+
+    def __init__(self, generation, account, credentials):
+        self.generation, self.account = generation, account
+        self.access, self.version = credentials.access, credentials.version
+
+
+class RefreshOperation:
+    """The account's single refresh (001's `inFlight` promise): everyone who needs it waits on it."""
+
+    def __init__(self, operation_id):
+        self.id = operation_id
+        self.failed_attempts = 0
+        self.waiters = []
+        self.unpersisted = None  # a pair received but not yet written: never given up, never re-requested
+        self.wake = None
+
+
+class SplitMix64:
+    def __init__(self, seed):
+        self.state = seed & 0xFFFFFFFFFFFFFFFF
+
+    def next(self):
+        self.state = (self.state + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
+        z = self.state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+        return z ^ (z >> 31)
+
+    def unit(self):
+        return (self.next() >> 11) / float(1 << 53)
+
+
+class AuthAPI:
+    """The server's HTTP API, classified. `refresh` is a plain call: it never goes through the 401 handling
+    of resource requests, and carries no access token."""
+
+    def __init__(self, effects):
+        self.effects = effects
+
+    async def _exchange(self, method, path, body=None, token=None):
+        headers = {"content-type": "application/json"} if body is not None else {}
+        if token is not None:
+            headers["authorization"] = f"Bearer {token}"
+        outcome = await self.effects.http(method, path, headers, body)
+        if outcome is None:
+            return ("failure", "cancelled")
+        if outcome[0] == "failure":
+            return ("failure", outcome[1] if outcome[1] in CONNECTIVITY else "connectionLost")
+        _, status, _, payload = outcome
+        return ("response", status, payload if isinstance(payload, dict) else {})
+
+    @staticmethod
+    def _status_failure(status):
+        return "serverError" if status >= 500 else "rateLimited" if status == 429 else "unexpectedResponse"
+
+    @staticmethod
+    def _grant(body):
+        access, expires = body.get("access_token"), body.get("expires_in")
+        if not isinstance(access, str) or not isinstance(expires, (int, float)):
+            return None
+        refresh = body.get("refresh_token")
+        return {"access": access, "refresh": refresh if isinstance(refresh, str) else None, "expires_in": expires,
+                "account": body.get("account_id") if isinstance(body.get("account_id"), str) else None}
+
+    async def login(self, email, password):
+        """("granted", grant) | ("invalidCredentials",) | ("failed", class)"""
+        outcome = await self._exchange("POST", "/auth/login", {"email": email, "password": password})
+        if outcome[0] == "failure":
+            return ("failed", outcome[1])
+        _, status, body = outcome
+        if 200 <= status < 300:
+            grant = self._grant(body)
+            return ("granted", grant) if grant and grant["account"] and grant["refresh"] else ("failed", "unexpectedResponse")
+        if status in (400, 401):
+            return ("invalidCredentials",)
+        return ("failed", self._status_failure(status))
+
+    async def refresh(self, refresh_token):
+        """("granted", grant) | ("rejected", class) | ("failed", class). Only "rejected" signs out."""
+        outcome = await self._exchange("POST", "/auth/refresh", {"grant_type": "refresh_token", "refresh_token": refresh_token})
+        if outcome[0] == "failure":
+            return ("failed", outcome[1])
+        _, status, body = outcome
+        if 200 <= status < 300:
+            grant = self._grant(body)
+            return ("granted", grant) if grant else ("failed", "unexpectedResponse")
+        if status in (400, 401):
+            error = body.get("error")
+            if error == "invalid_grant":
+                return ("rejected", "invalidGrant")
+            if error == "session_revoked":
+                return ("rejected", "sessionRevoked")
+            return ("failed", "unexpectedResponse")
+        return ("failed", self._status_failure(status))
+
+    async def revoke(self, refresh_token):
+        """("revoked",) | ("retryable", class) | ("refused", status)"""
+        outcome = await self._exchange("POST", "/auth/revoke", {"token": refresh_token, "token_type_hint": "refresh_token"})
+        if outcome[0] == "failure":
+            return ("retryable", outcome[1])
+        status = outcome[1]
+        if 200 <= status < 300:
+            return ("revoked",)
+        if status >= 500 or status == 429:
+            return ("retryable", self._status_failure(status))
+        return ("refused", status)
+
+    async def profile(self, access_token):
+        """("profile", account_id) | ("unauthorized",) | ("failed", class)"""
+        outcome = await self._exchange("GET", "/me", token=access_token)
+        if outcome[0] == "failure":
+            return ("failed", outcome[1])
+        _, status, body = outcome
+        if 200 <= status < 300:
+            account = body.get("account_id")
+            return ("profile", account) if isinstance(account, str) else ("failed", "unexpectedResponse")
+        if status == 401:
+            return ("unauthorized",)
+        return ("failed", self._status_failure(status))
+
+    async def resource(self, name, access_token):
+        """("content", body) | ("unauthorized",) | ("forbidden",) | ("notFound",) | ("failed", class)"""
+        outcome = await self._exchange("GET", f"/resources/{name}", token=access_token)
+        if outcome[0] == "failure":
+            return ("failed", outcome[1])
+        _, status, body = outcome
+        if 200 <= status < 300:
+            return ("content", body)
+        return {401: ("unauthorized",), 403: ("forbidden",), 404: ("notFound",)}.get(status, ("failed", self._status_failure(status)))
+
+
+class CredentialVault:
+    """The only writer of tokens. Secure storage holds ONE item: the active session (both tokens) and the
+    queue of refresh tokens still to revoke, so a kill can never split the pair or lose a revocation.
+    Operations run one at a time in arrival order, re-checking the generation inside the critical section,
+    so a late write can never land after a sign-out's clear."""
+
+    def __init__(self, effects, client):
+        self.effects, self.client = effects, client
+        self.record = None
+        self.queue = FifoLock()
+
+    async def load(self):
+        """The record; raises SessionError("storageUnavailable") when storage cannot be read (locked)."""
+        async with self.queue:
+            return copy.deepcopy(await self._current())
+
+    async def commit(self, mutate, if_generation=None):
+        """Applies `mutate(record)` and writes the whole item. Returns "committed", "stale" or a failure class."""
+        async with self.queue:
+            if if_generation is not None and if_generation != self.client.generation:
+                return "stale"
+            try:
+                record = copy.deepcopy(await self._current())
+            except SessionError as error:
+                return error.failure
+            if if_generation is not None and if_generation != self.client.generation:
+                return "stale"
+            mutate(record)
+            if record["active"] is None and not record["pendingRevocations"]:
+                outcome = await self.effects.secure_delete(RECORD_KEY)
+            else:
+                text = json.dumps(record, sort_keys=True, separators=(",", ":"))
+                outcome = await self.effects.secure_set(RECORD_KEY, text, ACCESSIBILITY)
+            if outcome[0] == "error":
+                return "storageLocked" if outcome[1] == "locked" else "storageUnavailable"
+            self.record = record
+            return "committed"
+
+    async def _current(self):
+        if self.record is None:
+            outcome = await self.effects.secure_get(RECORD_KEY)
+            if outcome[0] == "error":
+                failure = "storageLocked" if outcome[1] == "locked" else "storageUnavailable"
+                raise SessionError("storageUnavailable", "secure storage cannot be read", failure)
+            self.record = self._decode(outcome[1])
+        return self.record
+
+    def _decode(self, text):
+        empty = {"formatVersion": 1, "active": None, "pendingRevocations": [], "nextRevocationID": 1}
+        if text is None:
+            return empty
+        try:
+            record = json.loads(text)
+            if isinstance(record, dict) and "pendingRevocations" in record:
+                return record
+        except ValueError:
+            pass
+        self.effects.log("warning", "storage.record-unreadable")
+        return empty
+
+
+class FifoLock:
+    """asyncio.Lock is first come, first served already; named for what we rely on."""
+
+    def __init__(self):
+        import asyncio
+        self._lock = asyncio.Lock()
+
+    async def __aenter__(self):
+        await self._lock.acquire()
+
+    async def __aexit__(self, *exc):
+        self._lock.release()
+
+
+class ContentCache:
+    """The business cache, in preferences, partitioned by account: cache/<account>/<resource>."""
+
+    def __init__(self, effects, client):
+        self.effects, self.client = effects, client
+        self.indexes = {}
+        self.queue = FifoLock()
+
+    async def store(self, body, resource, account, generation):
+        async with self.queue:
+            index = await self._index(account)
+            if generation != self.client.generation:
+                return  # the session ended meanwhile: nothing of it may be cached
+            if resource not in index:
+                index.add(resource)
+                await self.effects.preference_set(f"cache/{account}/.index", json.dumps(sorted(index)))
+            await self.effects.preference_set(f"cache/{account}/{resource}", json.dumps(body, sort_keys=True))
+
+    async def lookup(self, resource, account):
+        async with self.queue:
+            if resource not in await self._index(account):
+                return None
+            text = await self.effects.preference_get(f"cache/{account}/{resource}")
+            try:
+                return json.loads(text) if text is not None else None
+            except ValueError:
+                return None
+
+    async def clear(self, account):
+        async with self.queue:
+            for resource in sorted(await self._index(account)):
+                await self.effects.preference_delete(f"cache/{account}/{resource}")
+            await self.effects.preference_delete(f"cache/{account}/.index")
+            self.indexes[account] = set()
+
+    async def _index(self, account):
+        if account not in self.indexes:
+            text = await self.effects.preference_get(f"cache/{account}/.index")
+            try:
+                self.indexes[account] = set(json.loads(text)) if text else set()
+            except ValueError:
+                self.indexes[account] = set()
+        return self.indexes[account]
+
+
+class RevocationWorker:
+    """Drains the queue of refresh tokens to revoke (kept in the vault's record), retrying with backoff."""
+
+    def __init__(self, client):
+        self.client = client
+        self.state = "idle"  # idle | running | backingOff
+        self.rerun = False
+        self.wake = None
+
+    def kick(self):
+        if self.state == "idle":
+            self.state = "running"
+            self.client.effects.spawn(self._drain())
+        elif self.state == "running":
+            self.rerun = True
+        elif self.wake is not None:
+            self.wake()
+
+    async def _drain(self):
+        failures = 0
+        while True:
+            failure = await self._revoke_all()
+            if failure is None or self.rerun:
+                if self.rerun:
+                    self.rerun = False
+                    continue
+                self.state = "idle"
+                return
+            failures += 1
+            self.client.log("notice", f"revocation.deferred failureClass={failure} attempt={failures}")
+            if not REVOCATION_BACKOFF.allows_retry(failures):
+                self.client.log("notice", "revocation.retries-exhausted")
+                self.state = "idle"
+                return
+            sleeper, self.wake = self.client.effects.sleep(REVOCATION_BACKOFF.delay(failures, self.client.random.unit()))
+            self.state = "backingOff"
+            await sleeper
+            self.wake = None
+            self.state = "running"
+
+    async def _revoke_all(self):
+        try:
+            pending = (await self.client.vault.load())["pendingRevocations"]
+        except SessionError as error:
+            return error.failure
+        for item in pending:
+            outcome = await self.client.api.revoke(item["refreshToken"])
+            if outcome[0] == "retryable":
+                return outcome[1]
+            self.client.log("info", f"revocation.{'succeeded' if outcome[0] == 'revoked' else 'refused'} account={item['account']}")
+
+            def remove(record, revocation_id=item["id"]):
+                record["pendingRevocations"] = [p for p in record["pendingRevocations"] if p["id"] != revocation_id]
+
+            result = await self.client.vault.commit(remove)
+            if result != "committed":
+                return result
+        return None
+
+
+class SessionClient:
+    """The client. Each public coroutine is one app or OS event; the state lives in the fields below and only
+    `_fire` changes the phase."""
+
+    def __init__(self, effects):
+        self.effects = effects
+        self.random = SplitMix64(effects.seed)
+        self.api = AuthAPI(effects)
+        self.vault = CredentialVault(effects, self)
+        self.cache = ContentCache(effects, self)
+        self.revocations = RevocationWorker(self)
+        self.phase = "restoring"
+        self.generation = 1
+        self.active = None          # authenticated/refreshing: {"account", "session_id", "credentials"}
+        self.operation = None       # refreshing: the refresh in flight; authenticated: one backing off, or None
+        self.next_operation = 1
+        self.launched = False
+        self.stored = None          # restoring: the stored session, once read
+        self.restore_failure = None
+        self.restore_waiters = []   # requests waiting for the restore
+        self.settle_waiters = []    # launch callers waiting for the restore to end
+        self.restore_wake = None
+        self.signing_in_generation = None
+        self.in_flight = {}         # request id -> (generation, future): cancelled when their session ends
+        self.next_request = 1
+
+    # ------------------------------------------------------------------ commands
+
+    async def perform(self, command):
+        kind = command["command"]
+        if kind == "launch":
+            # The entry into the initial state is reported too; it is not a transition of the machine.
+            self.effects.transition(None, None, "restoring", None, self.generation, "launch")
+            return {"state": await self.launch()}
+        if kind == "signIn":
+            return {"account": await self.sign_in(command.get("email", ""), command.get("password", ""))}
+        if kind == "switchAccount":
+            return {"account": await self.switch_account(command.get("email", ""), command.get("password", ""))}
+        if kind == "request":
+            return await self.fetch(command.get("resource", ""))
+        if kind == "signOut":
+            await self.sign_out()
+        elif kind == "backgroundRefresh":
+            return {"outcome": await self.background_refresh()}
+        elif kind in ("unlock", "online", "foreground"):
+            self.log("info", f"signal.{kind}")
+            self._wake_deferred_work()
+        return None
+
+    def log(self, level, message):
+        self.effects.log(level, message)
+
+    # ------------------------------------------------------------------ the state machine
+
+    def _fire(self, transition, account, reason):
+        source, target, increments = TRANSITIONS[transition]
+        assert self.phase == source, f"{transition} fired in {self.phase}"
+        if increments:
+            self.generation += 1
+        self.phase = target
+        self.effects.transition(transition, source, target, account, self.generation, reason)
+        self.log("info", f"transition {transition} {source}->{target} generation={self.generation} reason={reason}")
+
+    def _is_current(self, ticket):
+        return (ticket.generation == self.generation and self.phase in ("authenticated", "refreshing")
+                and self.active["account"] == ticket.account)
+
+    def _ticket(self):
+        return Ticket(self.generation, self.active["account"], self.active["credentials"])
+
+    @staticmethod
+    def _resolve(waiter, value):
+        if not waiter.done():
+            waiter.set_result(value)
+
+    # ------------------------------------------------------------------ launch and restore
+
+    async def launch(self):
+        if self.phase == "restoring" and not self.launched:
+            self.launched = True
+            self.effects.spawn(self._restore(self.generation))
+        if self.phase == "restoring":
+            waiter = self.effects._host.loop.create_future()
+            self.settle_waiters.append(waiter)
+            await waiter
+        return self.phase
+
+    def _restoring(self, generation):
+        return self.phase == "restoring" and self.generation == generation
+
+    async def _pause_restore(self, failure, failures):
+        self.restore_failure = failure
+        self.log("notice", f"restore.deferred failureClass={failure} attempt={failures}")
+        sleeper, self.restore_wake = self.effects.sleep(RESTORE_BACKOFF.delay(failures, self.random.unit()))
+        await sleeper
+        self.restore_wake = None
+
+    async def _restore(self, generation):
+        # 1. Read storage. A locked device is not "no session": keep restoring and retry.
+        failures, record = 0, None
+        while self._restoring(generation):
+            try:
+                record = await self.vault.load()
+                break
+            except SessionError as error:
+                failures += 1
+                await self._pause_restore(error.failure, failures)
+        if record is None:
+            return
+        self.revocations.kick()
+        stored = record["active"]
+        if stored is None:
+            await self._end_restore("noStoredSession", None, revoke=False, generation=generation)
+            return
+        # 2. The account is known; private content still waits for the server.
+        self.stored = stored
+        self.log("info", f"restore.account-established account={stored['account']}")
+        credentials = Credentials(stored["accessToken"], stored["refreshToken"], 1)
+        unpersisted, failures = None, 0
+        # 3. Validate with the server; a 401 exchanges the refresh token, persisted before it is used.
+        while self._restoring(generation):
+            if unpersisted is not None:
+                session, fresh = unpersisted
+
+                def set_active(record, session=session):
+                    record["active"] = session
+
+                result = await self.vault.commit(set_active, generation)
+                if result == "stale":
+                    return
+                if result == "committed":
+                    stored, credentials, unpersisted = session, fresh, None
+                    self.stored = stored
+                    continue
+                failure = result
+            else:
+                outcome = await self.api.profile(credentials.access)
+                if outcome[0] == "profile" and outcome[1] == stored["account"]:
+                    self._restore_validated(stored, credentials, generation)
+                    return
+                if outcome[0] == "profile":
+                    await self._end_restore("accountMismatch", "unexpectedResponse", revoke=True, generation=generation)
+                    return
+                if outcome[0] == "unauthorized":
+                    self.log("info", f"restore.refresh account={stored['account']}")
+                    refreshed = await self.api.refresh(credentials.refresh)
+                    if refreshed[0] == "granted":
+                        grant = refreshed[1]
+                        fresh = Credentials(grant["access"], grant["refresh"] or credentials.refresh,
+                                            credentials.version + 1, self.effects.monotonic, grant["expires_in"])
+                        unpersisted = (dict(stored, accessToken=fresh.access, refreshToken=fresh.refresh), fresh)
+                        continue
+                    if refreshed[0] == "rejected":
+                        await self._end_restore("storedSessionRejected", refreshed[1], revoke=False, generation=generation)
+                        return
+                    failure = refreshed[1]
+                else:
+                    failure = outcome[1]
+            failures += 1
+            await self._pause_restore(failure, failures)
+
+    def _restore_validated(self, stored, credentials, generation):
+        if not self._restoring(generation):
+            return
+        self.active = {"account": stored["account"], "session_id": stored["sessionID"], "credentials": credentials}
+        self.operation = None
+        self._fire("restore-validated", stored["account"], "storedSessionValidated")
+        waiters, self.restore_waiters = self.restore_waiters, []
+        for waiter in waiters:
+            self._resolve(waiter, self._ticket())
+        settle, self.settle_waiters = self.settle_waiters, []
+        for waiter in settle:
+            self._resolve(waiter, None)
+
+    async def _end_restore(self, reason, failure, revoke, generation):
+        if not self._restoring(generation):
+            return
+        stored = self.stored
+        self._fire("restore-failed", stored and stored["account"], reason)
+        waiters, self.restore_waiters = self.restore_waiters, []
+        settle, self.settle_waiters = self.settle_waiters, []
+        await self._finish(account=stored and stored["account"], session_id=stored and stored["sessionID"],
+                           revoke=stored["refreshToken"] if (revoke and stored) else None,
+                           waiters=waiters, error=SessionError("sessionEnded", f"restore ended: {reason}", failure),
+                           prompt=True)
+        for waiter in settle:
+            self._resolve(waiter, None)
+
+    # ------------------------------------------------------------------ requests
+
+    async def fetch(self, resource):
+        if not resource or resource[0] == "." or len(resource) > 128 or not all(
+                c.isascii() and (c.isalnum() or c in "._-") for c in resource):
+            raise SessionError("invalidInput", "resource names are [A-Za-z0-9._-]+")
+        provisional = await self._provisional_content(resource)
+        if provisional is not None:
+            return provisional
+        ticket = await self._admit(self._request_admission)
+        retried = False
+        while True:
+            outcome = await self._send(resource, ticket)
+            if outcome is None:
+                raise SessionError("sessionEnded", "the session ended while the request was in flight")
+            if outcome[0] == "content":
+                return await self._deliver(outcome[1], resource, ticket, from_network=True)
+            if not self._is_current(ticket):
+                self.log("notice", f"response.stale-discarded resource={resource}")
+                raise SessionError("sessionChanged", "the response belonged to an older session and was discarded")
+            if outcome[0] == "unauthorized":
+                if retried:
+                    raise SessionError("unauthorized", "refused again after one retry with a fresh token")
+                retried = True
+                rejected = ticket
+                ticket = await self._admit(lambda waiter: self._unauthorized(rejected, waiter))
+                continue
+            if outcome[0] == "forbidden":
+                raise SessionError("forbidden")
+            if outcome[0] == "notFound":
+                raise SessionError("notFound")
+            failure = outcome[1]
+            if failure in CONNECTIVITY and resource in OFFLINE_RESOURCES:
+                cached = await self.cache.lookup(resource, ticket.account)
+                if cached is not None:
+                    return await self._deliver(cached, resource, ticket, from_network=False)
+            code = {"serverError": "serverError", "rateLimited": "serverError", "cancelled": "cancelled",
+                    "unexpectedResponse": "invalidResponse"}.get(failure, "transportFailure")
+            raise SessionError(code, "request failed", failure)
+
+    async def _admit(self, enqueue):
+        """Waits until the machine admits the caller: a Ticket, or a SessionError raised."""
+        waiter = self.effects._host.loop.create_future()
+        enqueue(waiter)
+        result = await waiter
+        if isinstance(result, SessionError):
+            raise result
+        return result
+
+    def _request_admission(self, waiter):
+        if self.phase == "restoring":
+            if not self.launched:
+                self._resolve(waiter, SessionError("notLaunched", "launch first"))
+            else:
+                self.restore_waiters.append(waiter)
+        elif self.phase == "authenticated":
+            if not self.active["credentials"].needs_refresh(self.effects.monotonic):
+                self._resolve(waiter, self._ticket())
+            else:
+                self._join_or_start_refresh(waiter, "accessTokenExpiring")
+        elif self.phase == "refreshing":
+            self.operation.waiters.append(waiter)
+        else:
+            self._resolve(waiter, SessionError("notAuthenticated", "no session"))
+
+    def _unauthorized(self, ticket, waiter):
+        """A request sent with `ticket` got 401: retry with a newer token if there is one (no refresh),
+        else join or start the account's single refresh."""
+        if ticket.generation != self.generation or self.phase not in ("authenticated", "refreshing") \
+                or self.active["account"] != ticket.account:
+            self._resolve(waiter, SessionError("sessionChanged", "response of an older session discarded"))
+        elif self.phase == "refreshing":
+            self.operation.waiters.append(waiter)
+        elif self.active["credentials"].version != ticket.version:
+            self._resolve(waiter, self._ticket())
+        else:
+            self._join_or_start_refresh(waiter, "accessTokenRejected")
+
+    def _join_or_start_refresh(self, waiter, reason):
+        """In `authenticated`: join the refresh that is backing off, or start the one refresh."""
+        if self.operation is not None:
+            self.operation.waiters.append(waiter)
+            return
+        self._fire("refresh-started", self.active["account"], reason)
+        self.operation = RefreshOperation(self.next_operation)
+        self.next_operation += 1
+        self.operation.waiters.append(waiter)
+        self.effects.spawn(self._run_refresh(self.operation.id))
+
+    async def _send(self, resource, ticket):
+        """Sends the request; None when its session ended while it was in flight (it is then cancelled)."""
+        if not self._is_current(ticket):
+            return None
+        request_id, self.next_request = self.next_request, self.next_request + 1
+        waiter = self.effects._host.loop.create_future()
+        self.in_flight[request_id] = (ticket.generation, waiter)
+
+        async def call():
+            outcome = await self.api.resource(resource, ticket.access)
+            entry = self.in_flight.pop(request_id, None)
+            if entry is not None:
+                self._resolve(entry[1], outcome)
+
+        self.effects.spawn(call())
+        return await waiter
+
+    def _cancel_stale_in_flight(self):
+        stale = sorted(key for key, (generation, _) in self.in_flight.items() if generation != self.generation)
+        for key in stale:
+            self._resolve(self.in_flight.pop(key)[1], None)
+        return len(stale)
+
+    async def _deliver(self, body, resource, ticket, from_network):
+        """Shows content only if its generation is still current, then caches it under its account."""
+        if not self._is_current(ticket):
+            self.log("notice", f"response.stale-discarded resource={resource}")
+            raise SessionError("sessionChanged", "the response belonged to an older session and was discarded")
+        content_id = body.get("contentId") if isinstance(body, dict) else None
+        self.effects.show_content(resource, ticket.account, ticket.generation, content_id)
+        if from_network:
+            await self.cache.store(body, resource, ticket.account, ticket.generation)
+        return {"resource": resource, "account": ticket.account, "contentId": content_id}
+
+    async def _provisional_content(self, resource):
+        """While restoring, only what the declared offline policy names may show, and only the stored
+        account's own cache."""
+        if resource not in OFFLINE_RESOURCES or self.phase != "restoring" or self.stored is None:
+            return None
+        account, generation = self.stored["account"], self.generation
+        body = await self.cache.lookup(resource, account)
+        if body is None or not self._restoring(generation) or self.stored["account"] != account:
+            return None
+        content_id = body.get("contentId") if isinstance(body, dict) else None
+        self.effects.show_content(resource, account, generation, content_id)
+        return {"resource": resource, "account": account, "contentId": content_id}
+
+    # ------------------------------------------------------------------ the single refresh
+
+    def _operation_current(self, operation_id):
+        return self.operation is not None and self.operation.id == operation_id and \
+            self.phase in ("authenticated", "refreshing")
+
+    async def _run_refresh(self, operation_id):
+        while True:
+            if not self._operation_current(operation_id):
+                return
+            operation = self.operation
+            if self.phase == "authenticated":  # a backoff ended: try again
+                self._fire("refresh-started", self.active["account"], "retryAfterBackoff")
+            if operation.unpersisted is not None:
+                failure = await self._persist(operation)
+            else:
+                self.log("info", f"refresh.sent operation={operation_id}")
+                outcome = await self.api.refresh(self.active["credentials"].refresh)
+                if not self._operation_current(operation_id) or self.phase != "refreshing":
+                    self.log("notice", f"refresh.stale-result-discarded operation={operation_id}")
+                    return
+                if outcome[0] == "granted":
+                    grant, old = outcome[1], self.active["credentials"]
+                    # From here the old refresh token is rotated: it is never sent again.
+                    operation.unpersisted = Credentials(grant["access"], grant["refresh"] or old.refresh,
+                                                        old.version + 1, self.effects.monotonic, grant["expires_in"])
+                    failure = await self._persist(operation)
+                elif outcome[0] == "rejected":
+                    await self._refresh_rejected(operation, outcome[1])
+                    return
+                else:
+                    failure = outcome[1]
+            if failure is None:
+                return
+            # Retryable: keep the session, fail this attempt's waiters, back off, try again (bounded).
+            if not self._operation_current(operation_id):
+                return
+            self._fire("refresh-deferred", self.active["account"], failure)
+            operation.failed_attempts += 1
+            waiters, operation.waiters = operation.waiters, []
+            retry = operation.unpersisted is not None or (
+                failure in RETRYABLE and REFRESH_BACKOFF.allows_retry(operation.failed_attempts))
+            self.operation = operation if retry else None
+            for waiter in waiters:
+                self._resolve(waiter, SessionError("refreshUnavailable", "refresh deferred; the session is kept", failure))
+            if not retry:
+                self.log("notice", f"refresh.retries-exhausted operation={operation_id} failureClass={failure}")
+                return
+            sleeper, operation.wake = self.effects.sleep(REFRESH_BACKOFF.delay(operation.failed_attempts, self.random.unit()))
+            await sleeper
+            operation.wake = None
+
+    async def _persist(self, operation):
+        """Writes the new pair as one item; only then are the waiters resumed with it (persist before use).
+        Returns the failure to defer on, or None when the operation is over."""
+        active, fresh = self.active, operation.unpersisted
+        session = {"sessionID": active["session_id"], "account": active["account"],
+                   "accessToken": fresh.access, "refreshToken": fresh.refresh}
+
+        def set_active(record):
+            record["active"] = session
+
+        result = await self.vault.commit(set_active, self.generation)
+        if result == "stale" or not self._operation_current(operation.id):
+            self.log("notice", f"refresh.stale-result-discarded operation={operation.id}")
+            return None
+        if result != "committed":
+            self.log("warning", f"refresh.persist-failed operation={operation.id} failureClass={result}")
+            return result
+        active["credentials"] = fresh
+        self.operation = None
+        self._fire("refresh-succeeded", active["account"], "tokensRotated")
+        ticket = self._ticket()
+        for waiter in operation.waiters:
+            self._resolve(waiter, ticket)
+        return None
+
+    async def _refresh_rejected(self, operation, failure):
+        """Explicit rejection: one transition ends the session; everything pending is cancelled with it."""
+        active = self.active
+        self._fire("refresh-rejected", active["account"], failure)
+        self.active = self.operation = None
+        await self._finish(account=active["account"], session_id=active["session_id"], revoke=None,
+                           waiters=operation.waiters,
+                           error=SessionError("sessionEnded", "the server rejected the session", failure), prompt=True)
+
+    # ------------------------------------------------------------------ sign-in, switch, sign-out
+
+    @staticmethod
+    def _validate_input(email, password):
+        local, at, domain = email.partition("@")
+        labels = domain.split(".")
+        plausible = (at and local and "@" not in domain and len(email) <= 254 and not any(c.isspace() for c in email)
+                     and len(labels) >= 2 and all(labels) and all(c.isalnum() or c == "-" for c in "".join(labels)))
+        if not plausible:
+            raise SessionError("invalidInput", "email is not a valid address")
+        if len(password) < MINIMUM_PASSWORD_LENGTH:
+            raise SessionError("invalidInput", f"password must be at least {MINIMUM_PASSWORD_LENGTH} characters")
+
+    def _begin_sign_in(self):
+        if self.phase == "signedOut":
+            self._fire("sign-in-started", None, "userSignIn")
+            self.signing_in_generation = self.generation
+            return self.generation
+        raise SessionError({"signingIn": "signInInProgress", "restoring": "restoreInProgress"}.get(self.phase, "alreadySignedIn"))
+
+    async def sign_in(self, email, password):
+        self._validate_input(email, password)
+        return await self._complete_sign_in(self._begin_sign_in(), email, password)
+
+    async def switch_account(self, email, password):
+        self._validate_input(email, password)
+        if self.phase in ("authenticated", "refreshing"):
+            active, operation = self.active, self.operation
+            if self.phase == "authenticated":
+                self._fire("account-switch", active["account"], "switchingAccount")
+            else:
+                self._fire("sign-out-during-refresh", active["account"], "switchingAccount")
+                self._fire("sign-in-started", None, "switchingAccount")
+            self.signing_in_generation = self.generation
+            self.active = self.operation = None
+            pending = operation.unpersisted.refresh if operation and operation.unpersisted else None
+            await self._finish(account=active["account"], session_id=active["session_id"],
+                               revoke=pending or active["credentials"].refresh,
+                               waiters=operation.waiters if operation else [],
+                               error=SessionError("sessionEnded", "switched account"), prompt=False)
+            generation = self.signing_in_generation
+        else:
+            generation = self._begin_sign_in()
+        return await self._complete_sign_in(generation, email, password)
+
+    def _signing_in(self, generation):
+        return self.phase == "signingIn" and self.signing_in_generation == generation == self.generation
+
+    def _sign_in_failed(self, generation, reason, failure, code):
+        if self._signing_in(generation):
+            self._fire("sign-in-failed", None, reason)
+        return SessionError(code, "sign-in failed", failure)
+
+    async def _complete_sign_in(self, generation, email, password):
+        outcome = await self.api.login(email, password)
+        if outcome[0] == "invalidCredentials":
+            raise self._sign_in_failed(generation, "invalidCredentials", "invalidCredentials", "invalidCredentials")
+        if outcome[0] == "failed":
+            raise self._sign_in_failed(generation, "signInFailed", outcome[1], "transportFailure")
+        grant = outcome[1]
+        if not self._signing_in(generation):
+            raise SessionError("sessionChanged", "sign-in superseded")
+        account = grant["account"]
+        credentials = Credentials(grant["access"], grant["refresh"], 1, self.effects.monotonic, grant["expires_in"])
+        session = {"sessionID": f"s-{self.random.next():x}{self.random.next():x}", "account": account,
+                   "accessToken": credentials.access, "refreshToken": credentials.refresh}
+
+        def set_active(record):
+            record["active"] = session
+
+        result = await self.vault.commit(set_active, generation)
+        if result == "stale":
+            raise SessionError("sessionChanged", "sign-in superseded")
+        if result != "committed":
+            raise self._sign_in_failed(generation, "signInFailed", result, "storageUnavailable")
+        profile = await self.api.profile(credentials.access)
+        if profile[0] == "profile" and profile[1] == account:
+            if not self._signing_in(generation):
+                raise SessionError("sessionChanged", "sign-in superseded")
+            self.active = {"account": account, "session_id": session["sessionID"], "credentials": credentials}
+            self.operation = None
+            self._fire("sign-in-succeeded", account, "credentialsAccepted")
+            return account
+        # Stored but not usable: drop the pair and revoke it remotely.
+        failure = profile[1] if profile[0] == "failed" else "unexpectedResponse"
+
+        def end(record):
+            self._end_session(record, session["sessionID"], account, session["refreshToken"])
+
+        await self.vault.commit(end)
+        self.revocations.kick()
+        raise self._sign_in_failed(generation, "signInFailed", failure, "transportFailure")
+
+    async def sign_out(self):
+        """Blocks new authenticated requests and cancels pending ones at once, clears credentials and the
+        account's cache, and revokes the refresh token remotely (queued in secure storage when offline)."""
+        if self.phase in ("authenticated", "refreshing"):
+            active, operation = self.active, self.operation
+            self._fire("sign-out" if self.phase == "authenticated" else "sign-out-during-refresh",
+                       active["account"], "userSignedOut")
+            self.active = self.operation = None
+            pending = operation.unpersisted.refresh if operation and operation.unpersisted else None
+            await self._finish(account=active["account"], session_id=active["session_id"],
+                               revoke=pending or active["credentials"].refresh,
+                               waiters=operation.waiters if operation else [],
+                               error=SessionError("sessionEnded", "signed out"), prompt=True)
+        elif self.phase == "restoring" and self.stored is not None:
+            await self._end_restore("signOutRequested", None, revoke=True, generation=self.generation)
+        else:
+            self.log("info", f"signout.ignored phase={self.phase}")
+
+    @staticmethod
+    def _end_session(record, session_id, account, revoke):
+        if record["active"] is not None and record["active"]["sessionID"] == session_id:
+            record["active"] = None
+        if revoke is not None and all(p["refreshToken"] != revoke for p in record["pendingRevocations"]):
+            record["pendingRevocations"].append({"id": record["nextRevocationID"], "account": account, "refreshToken": revoke})
+            record["nextRevocationID"] += 1
+
+    async def _finish(self, account, session_id, revoke, waiters, error, prompt):
+        """Carries out a session end the machine already decided (the generation moved on, so nothing in
+        flight can write back): fail the waiters, cancel what is in flight, clear credentials (queuing the
+        revocation in the same write), clear the account's cache, then prompt once."""
+        for waiter in waiters:
+            self._resolve(waiter, error)
+        cancelled = len(waiters) + self._cancel_stale_in_flight()
+        if cancelled:
+            self.log("info", f"requests.cancelled count={cancelled} code={error.code}")
+        self._wake_all()
+        if session_id is not None and account is not None:
+            result = await self.vault.commit(lambda record: self._end_session(record, session_id, account, revoke))
+            if result != "committed":
+                self.log("warning", f"storage.clear-failed failureClass={result}")
+        if account is not None:
+            await self.cache.clear(account)
+        if prompt:
+            self.effects.show_sign_in_prompt()
+        if revoke is not None:
+            self.revocations.kick()
+
+    # ------------------------------------------------------------------ background and signals
+
+    async def background_refresh(self):
+        """Renews tokens about to expire (or of unknown expiry); joins a refresh in flight; never signs out
+        except on an explicit rejection."""
+        if self.phase == "restoring":
+            return "deferred"
+        if self.phase in ("signingIn", "signedOut"):
+            return "notSignedIn"
+        if self.phase == "authenticated" and self.operation is None and \
+                not self.active["credentials"].needs_background_refresh(self.effects.monotonic):
+            return "notNeeded"
+        try:
+            await self._admit(self._background_admission)
+            return "refreshed"
+        except SessionError as error:
+            return {"sessionEnded": "sessionEnded", "notAuthenticated": "notSignedIn"}.get(error.code, "deferred")
+
+    def _background_admission(self, waiter):
+        if self.phase == "refreshing":
+            self.operation.waiters.append(waiter)
+        elif self.phase == "authenticated":
+            self._join_or_start_refresh(waiter, "backgroundRefresh")
+        else:
+            self._resolve(waiter, SessionError("notAuthenticated", "no session"))
+
+    def _wake_deferred_work(self):
+        """Unlock, network back or foreground: retry what waits out a backoff now."""
+        if self.restore_wake is not None:
+            self.restore_wake()
+        if self.phase == "authenticated" and self.operation is not None and self.operation.wake is not None:
+            self.operation.wake()
+        self.revocations.kick()
+
+    def _wake_all(self):
+        """Ends every backoff wait of the session: the work behind them is stale now."""
+        if self.restore_wake is not None:
+            self.restore_wake()
