@@ -58,23 +58,32 @@ public final class HostedClientAdapter<Client: HostedClient>: InProcessClient, @
 }
 
 /// Runs a hosted client as an adapter process: protocol v1 on stdin/stdout, diagnostics on stderr.
+/// Whatever arrives in one read is handled before the answers go out, in one write.
 public enum AdapterProcessMain {
     public static func run(_ adapter: some InProcessClient) -> Never {
-        let output = FileHandle.standardOutput
-        func write(_ messages: [AdapterMessage]) {
-            guard !messages.isEmpty else { return }
-            output.write(Data(messages.map { $0.line + "\n" }.joined().utf8))
-        }
-        write(adapter.start())
-        while let line = readLine(strippingNewline: true) {
-            guard !line.isEmpty else { continue }
+        var framer = JSONLineFramer()
+        var output = adapter.start().map { $0.line + "\n" }.joined()
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            write(output)
+            output = ""
+            let count = buffer.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { exit(0) }
             do {
-                write(adapter.handle(try RunnerMessage(line: line)))
+                for line in try framer.feed(buffer[0..<count]) {
+                    output += adapter.handle(try RunnerMessage(line: line)).map { $0.line + "\n" }.joined()
+                }
             } catch {
+                write(output)
                 FileHandle.standardError.write(Data("adapter: \(error)\n".utf8))
                 exit(3)
             }
         }
-        exit(0)
+    }
+
+    private static func write(_ text: String) {
+        guard !text.isEmpty else { return }
+        FileHandle.standardOutput.write(Data(text.utf8))
     }
 }

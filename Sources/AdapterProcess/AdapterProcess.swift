@@ -122,6 +122,21 @@ public final class AdapterProcess: Sendable {
         try input.write(bytes, timeout: timeout)
     }
 
+    /// Writes several lines at once, each followed by `\n`, in one write where the pipe allows: the runner
+    /// sends a batch of replies and a barrier together. Nothing is written if any line is invalid.
+    public func send(lines: [String], timeout: Duration? = nil) throws(AdapterProcessError) {
+        var bytes: [UInt8] = []
+        for line in lines {
+            do throws(JSONLineWriteError) {
+                bytes += try JSONLineWriter.frame(line, maximumLineLength: maximumLineLength)
+            } catch {
+                throw AdapterProcessError(.invalidLine, detail: error.description)
+            }
+        }
+        guard !bytes.isEmpty else { return }
+        try input.write(bytes, timeout: timeout)
+    }
+
     /// Closes the adapter's stdin: it reads end of file, its signal to finish.
     public func closeInput() {
         input.close()

@@ -15,15 +15,25 @@ final class ProcessConnection: AdapterConnection {
         self.timeout = timeout
     }
 
+    /// Lines not yet written: the runner's messages go out in one write just before it waits for an answer.
+    private var outgoing: [String] = []
+
     func send(_ message: RunnerMessage) throws(AdapterFailure) {
+        outgoing.append(message.line)
+    }
+
+    private func flush() throws(AdapterFailure) {
+        guard !outgoing.isEmpty else { return }
+        defer { outgoing = [] }
         do {
-            try process.send(line: message.line, timeout: timeout)
+            try process.send(lines: outgoing, timeout: timeout)
         } catch {
             throw failure(after: "could not write to the adapter (\(error))")
         }
     }
 
     func receive() throws(AdapterFailure) -> AdapterMessage {
+        try flush()
         switch process.receive(timeout: timeout) {
         case .line(let line):
             do {
@@ -46,6 +56,7 @@ final class ProcessConnection: AdapterConnection {
     }
 
     func kill() {
+        try? flush()
         _ = process.kill()
     }
 

@@ -5,8 +5,10 @@ import SpecModel
 /// Plays the world for one case: starts and kills the client, delivers commands, answers every effect
 /// (now, later, or never), moves the virtual clock, and records the trace. Single-threaded by design.
 final class ClientDriver {
-    /// Effect rounds one step may take before the client counts as running away (a retry loop, say).
-    static let maximumRounds = 2_000
+    /// Effect rounds one step may take before the client counts as running away (a retry loop, say):
+    /// a base, plus room for clients that work through pending commands one round at a time.
+    static let baseRounds = 2_000
+    static let roundsPerPendingCommand = 20
 
     private(set) var world: World
     private(set) var trace = Trace()
@@ -175,10 +177,11 @@ final class ClientDriver {
     /// Until the client is idle and nothing it asked can be answered now: barrier, answer, repeat.
     func settle() throws(AdapterFailure) {
         var rounds = 0
+        let limit = Self.baseRounds + Self.roundsPerPendingCommand * pendingCommands.count
         while connection != nil {
             rounds += 1
-            guard rounds <= Self.maximumRounds else {
-                throw AdapterFailure(.hung, "the client kept working for \(Self.maximumRounds) rounds without settling")
+            guard rounds <= limit else {
+                throw AdapterFailure(.hung, "the client kept working for \(limit) rounds without settling")
             }
             barrierCounter += 1
             let barrier = "b\(barrierCounter)"

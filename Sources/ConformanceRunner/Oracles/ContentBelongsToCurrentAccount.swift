@@ -12,6 +12,10 @@ struct ContentBelongsToCurrentAccount: Oracle {
     func check(_ context: OracleContext) -> [Finding] {
         var findings: [Finding] = []
         let index = context.index
+        var servedByContent: [String: TraceIndex.Exchange] = [:]
+        for exchange in index.exchanges {
+            if let contentID = exchange.responseBody?.body["contentId"]?.string { servedByContent[contentID] = exchange }
+        }
         for shown in index.ui where shown.value.kind == .content {
             guard let contentID = shown.value.contentID, let owner = context.world.contentOwner(contentID) else {
                 findings.append(context.finding(
@@ -49,7 +53,7 @@ struct ContentBelongsToCurrentAccount: Oracle {
                                                 "\(owner)'s private content was shown while signing in", [shown.event]))
             default:
                 guard let current, owner != current else { continue }
-                let served = index.exchanges.first { $0.responseBody?.body["contentId"]?.string == contentID }
+                let served = servedByContent[contentID]
                 let switched = index.transitions.last {
                     $0.instance == shown.instance && $0.event < shown.event
                         && sessionEndingTransitions.contains($0.message.transition ?? "")
