@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Runs each example adapter against the suite and compares its verdicts with the expected.yaml beside it:
+# the requirements expected not to pass (fail, or warn for a SHOULD), each with a reason, in the
+# expected-failures format of `session-conformance run --expected-failures`. Fails when any verdict changed:
+# a requirement that newly fails, one expected to fail that passes, or any case that errors (crash, hang,
+# broken protocol), which is never expected.
+#
+#   Examples/adapters/check.sh                   # all three
+#   Examples/adapters/check.sh python java       # some
+#   SESSION_CONFORMANCE=path/to/binary Examples/adapters/check.sh
+#
+# Needs: python3; node and Debian's node-axios (javascript); a JDK and libokhttp-java (java).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+binary=${SESSION_CONFORMANCE:-.build/debug/session-conformance}
+[ -x "$binary" ] || { echo "check: $binary not found; build first (swift build) or set SESSION_CONFORMANCE" >&2; exit 2; }
+
+adapter_command() {
+    case "$1" in
+        python) echo "python3 Examples/adapters/python/adapter.py" ;;
+        javascript) echo "NODE_PATH=/usr/share/nodejs node Examples/adapters/javascript/adapter.js" ;;
+        java) echo "Examples/adapters/java/run.sh" ;;
+        *) echo "check: unknown adapter '$1' (python, javascript, java)" >&2; exit 2 ;;
+    esac
+}
+
+adapters=("$@")
+[ ${#adapters[@]} -gt 0 ] || adapters=(python javascript java)
+failed=0
+for name in "${adapters[@]}"; do
+    command=$(adapter_command "$name")
+    output=$(mktemp)
+    started=$(date +%s)
+    set +e
+    "$binary" run --adapter "$command" --timeout 20 >"$output" 2>&1
+    status=$?
+    set -e
+    echo "check: $name: session-conformance exited $status after $(( $(date +%s) - started )) s"
+    if ! python3 - "$output" "Examples/adapters/$name/expected.yaml" "$name" "$status" <<'PY'
+import re, sys
+output, expected_path, name, status = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+text = open(output, encoding="utf-8").read()
+verdicts = {m.group(3): m.group(1) for m in re.finditer(r"^(PASS|FAIL|WARN|ERROR|SKIPPED|UNTESTED|KNOWN|NOT ?TESTABLE)\s+(MUST|SHOULD|MAY|INFO\S*|SERVER)?\s*([A-Z][A-Z0-9-]+)\b", text, re.M)}
+errors = re.findall(r"^ERROR case (\S+)", text, re.M)
+if not verdicts:
+    print(f"check: {name}: no verdicts in the output; its tail:\n" + text[-3000:])
+    sys.exit(1)
+expected = {}
+current = None
+for line in open(expected_path, encoding="utf-8"):
+    m = re.match(r"\s*-\s*id:\s*(\S+)", line)
+    if m:
+        current = m.group(1)
+        expected[current] = ""
+        continue
+    m = re.match(r"\s*reason:\s*(.*)", line)
+    if m and current:
+        expected[current] = m.group(1).strip()
+not_passing = {req for req, verdict in verdicts.items() if verdict in ("FAIL", "WARN", "ERROR", "KNOWN")}
+problems = []
+for req in sorted(not_passing - set(expected)):
+    problems.append(f"  {req}: {verdicts[req]}, expected to pass")
+for req in sorted(set(expected) - not_passing):
+    problems.append(f"  {req}: {verdicts.get(req, 'absent')}, expected to fail ({expected[req]})")
+for case in errors:
+    problems.append(f"  case {case} errored (an error is never expected)")
+if not expected and status != 0:
+    problems.append(f"  session-conformance exited {status}; expected 0")
+if problems:
+    print(f"check: {name}: the verdicts changed ({expected_path}):")
+    print("\n".join(problems))
+    print(f"check: {name}: the run's output follows")
+    print(text[-12000:])
+    sys.exit(1)
+print(f"check: {name}: {sum(v == 'PASS' for v in verdicts.values())} requirements pass; "
+      f"{len(not_passing)} fail or warn, as expected.yaml says")
+PY
+    then
+        failed=1
+    fi
+    rm -f "$output"
+done
+exit $failed

@@ -1,0 +1,192 @@
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+
+import okhttp3.Interceptor;
+
+/**
+ * Protocol v1 host for a blocking Java client whose HTTP is real (loopback mode). Commands run on threads of
+ * their own, as app code does on Android; storage, preferences, clock, transitions, UI and logs are protocol
+ * messages; HTTP goes through OkHttp to the runner's server on 127.0.0.1.
+ *
+ * Determinism: the host counts the client threads that can run ("busy"). A thread stops counting while it
+ * waits for a reply from the runner or for an HTTP response, and counts again when that arrives. A barrier is
+ * answered once no thread is busy and every response the runner sent (httpAnswered) has arrived, with the
+ * number of requests started (httpStarted), counted by a network interceptor around every attempt OkHttp
+ * makes (its own silent retries included). Client code must not hold a Java lock while it waits for the
+ * runner (a thread blocked on that lock would count as busy forever).
+ */
+final class Host {
+    private final Object lock = new Object();
+    private final Map<String, CompletableFuture<Map<String, Object>>> waiting = new HashMap<>();
+    private final PrintStream out;
+    private int nextEffect;
+    private int busy;
+    private int started;
+    private int finished;
+    volatile double wall;
+    volatile double monotonic;
+    volatile String baseURL;
+    private final ThreadLocal<String> cause = new ThreadLocal<>();
+
+    Host() {
+        out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), false, StandardCharsets.UTF_8);
+    }
+
+    void send(Map<String, Object> message) {
+        synchronized (out) {
+            out.print(Json.write(message));
+            out.print('\n');
+            out.flush();
+        }
+    }
+
+    /** An effect the runner answers: blocks the calling client thread until the reply (it is not busy meanwhile). */
+    Map<String, Object> effect(Map<String, Object> message) {
+        CompletableFuture<Map<String, Object>> reply = new CompletableFuture<>();
+        synchronized (lock) {
+            nextEffect += 1;
+            String id = "e" + nextEffect;
+            message.put("id", id);
+            waiting.put(id, reply);
+            send(message);
+            busy -= 1;
+            lock.notifyAll();
+        }
+        return reply.join();
+    }
+
+    /** The command the current thread serves, for the X-Conformance-Cause header. */
+    String cause() { return cause.get(); }
+
+    /** Counts every network attempt: started before it goes out, finished when its response headers arrive. */
+    Interceptor countingInterceptor() {
+        return chain -> {
+            synchronized (lock) {
+                started += 1;
+                busy -= 1;
+                lock.notifyAll();
+            }
+            try {
+                return chain.proceed(chain.request());
+            } finally {
+                synchronized (lock) {
+                    finished += 1;
+                    busy += 1;
+                    lock.notifyAll();
+                }
+            }
+        };
+    }
+
+    /** Reads runner messages until stdin ends. */
+    void run(Map<String, Object> hello, Function<Map<String, Object>, Object> perform,
+             java.util.function.Consumer<Map<String, Object>> welcome) throws IOException {
+        send(hello);
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        String line;
+        while ((line = in.readLine()) != null) {
+            if (line.isBlank()) continue;
+            Map<String, Object> message = Json.object(line);
+            String type = (String) message.get("type");
+            switch (type) {
+                case "welcome": {
+                    setClock(asMap(message.get("clock")));
+                    baseURL = (String) asMap(message.get("http")).get("baseURL");
+                    welcome.accept(message);
+                    break;
+                }
+                case "error":
+                    System.err.println("adapter: the runner refused us: " + message.get("code"));
+                    System.exit(2);
+                    break;
+                case "clock":
+                    setClock(message);
+                    break;
+                case "reply": {
+                    CompletableFuture<Map<String, Object>> reply;
+                    synchronized (lock) {
+                        reply = waiting.remove((String) message.get("id"));
+                        if (reply != null) busy += 1;
+                    }
+                    if (reply != null) reply.complete(message);
+                    break;
+                }
+                case "command":
+                    startCommand(message, perform);
+                    break;
+                case "barrier": {
+                    long answered = message.get("httpAnswered") == null ? 0 : ((Number) message.get("httpAnswered")).longValue();
+                    synchronized (lock) {
+                        while (busy > 0 || finished < answered) {
+                            try {
+                                lock.wait();
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                                return;
+                            }
+                        }
+                        send(Json.map("type", "barrier", "id", message.get("id"), "httpStarted", (long) started));
+                    }
+                    break;
+                }
+                default:
+                    throw new IllegalArgumentException("unknown runner message type " + type);
+            }
+        }
+        System.exit(0);
+    }
+
+    private void startCommand(Map<String, Object> command, Function<Map<String, Object>, Object> perform) {
+        synchronized (lock) { busy += 1; }
+        Thread thread = new Thread(() -> {
+            cause.set((String) command.get("id"));
+            Map<String, Object> result = Json.map("type", "result", "id", command.get("id"));
+            try {
+                Object content = perform.apply(command);
+                result.put("outcome", "ok");
+                if (content != null) result.put("content", content);
+            } catch (AppError error) {
+                result.put("outcome", "error");
+                result.put("error", Json.map("code", error.code, "message", error.getMessage(), "definite", error.definite));
+            } catch (RuntimeException error) {
+                result.put("outcome", "error");
+                result.put("error", Json.map("code", "internalError", "message", error.getClass().getSimpleName(), "definite", true));
+            }
+            synchronized (lock) {
+                send(result);
+                busy -= 1;
+                lock.notifyAll();
+            }
+        }, "command-" + command.get("id"));
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    private void setClock(Map<String, Object> clock) {
+        wall = ((Number) clock.get("wall")).doubleValue();
+        monotonic = ((Number) clock.get("monotonic")).doubleValue();
+    }
+
+    @SuppressWarnings("unchecked")
+    static Map<String, Object> asMap(Object value) { return value == null ? new HashMap<>() : (Map<String, Object>) value; }
+
+    /** A command's failure: a stable code and whether the outcome is known. */
+    static final class AppError extends RuntimeException {
+        final String code;
+        final boolean definite;
+
+        AppError(String code, String message, boolean definite) {
+            super(message);
+            this.code = code;
+            this.definite = definite;
+        }
+    }
+}
+
