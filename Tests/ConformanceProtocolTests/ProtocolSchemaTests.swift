@@ -162,6 +162,8 @@ private enum ProtocolSamples {
             fromRunner("welcome", .welcome(seed: 42, clock: ClockReading(wall: 1_767_225_600, monotonic: 0))),
             fromRunner("welcome with the largest seed and a fractional clock",
                    .welcome(seed: .max, clock: ClockReading(wall: 1_767_225_600.25, monotonic: 12.5))),
+            fromRunner("welcome in loopback mode", .welcome(
+                seed: 7, clock: ClockReading(wall: 1_767_225_600, monotonic: 0), httpBaseURL: "http://127.0.0.1:41234")),
             fromRunner("handshake error with a message", .error(ErrorInfo(
                 code: "protocol-version", message: "this runner speaks protocol 1; the adapter sent 2", definite: true))),
             fromRunner("handshake error without a message, indefinite", .error(ErrorInfo(code: "busy", definite: false))),
@@ -191,6 +193,7 @@ private enum ProtocolSamples {
             fromRunner("clock", .clock(ClockReading(wall: 1_767_225_660, monotonic: 60))),
             fromRunner("clock with fractions", .clock(ClockReading(wall: 1_767_225_660.125, monotonic: 60.5))),
             fromRunner("barrier", .barrier(id: "b4")),
+            fromRunner("barrier in loopback mode", .barrier(id: "b5", httpAnswered: 17)),
         ]
         return samples
     }()
@@ -204,6 +207,8 @@ private enum ProtocolSamples {
                 protocolVersion: 1, implementation: implementation,
                 capabilities: ["background-refresh", "offline-browsing"], offlineResources: ["news"])),
             fromAdapter("hello without capabilities", .hello(protocolVersion: 1, implementation: implementation, capabilities: [])),
+            fromAdapter("hello asking for loopback HTTP", .hello(
+                protocolVersion: 1, implementation: implementation, capabilities: [], httpMode: .loopback)),
             fromAdapter("http caused by a command", .http(id: "e1", cause: "c1", HTTPRequestMessage(
                 method: "GET", path: "/resources/inbox", headers: ["authorization": "Bearer at#1"]))),
             fromAdapter("http without a cause, with a JSON body", .http(id: "e6", cause: nil, HTTPRequestMessage(
@@ -254,6 +259,7 @@ private enum ProtocolSamples {
         samples += [
             fromAdapter("log", .log(level: "info", message: "refresh deferred: timeout")),
             fromAdapter("barrier", .barrier(id: "b4")),
+            fromAdapter("barrier answer in loopback mode", .barrier(id: "b5", httpStarted: 17)),
         ]
         return samples
     }()
@@ -346,6 +352,9 @@ private enum HandWritten {
         adapter("hello without an implementation", #"{"type":"hello","protocol":1,"capabilities":[]}"#),
         adapter("hello whose capabilities are not strings",
                 #"{"type":"hello","protocol":1,"implementation":{"name":"x","version":"1","language":"Go","platform":"linux"},"capabilities":[1]}"#),
+        adapter("hello asking for an unknown HTTP mode",
+                #"{"type":"hello","protocol":1,"implementation":{"name":"x","version":"1","language":"Go","platform":"linux"},"http":"carrier-pigeon"}"#),
+        adapter("barrier answer whose httpStarted is negative", #"{"type":"barrier","id":"b1","httpStarted":-1}"#),
         adapter("hello whose offline policy has no resources",
                 #"{"type":"hello","protocol":1,"implementation":{"name":"x","version":"1","language":"Go","platform":"linux"},"offlinePolicy":{}}"#),
         adapter("transition without a generation", #"{"type":"transition","transition":"sign-out","from":"authenticated","to":"signedOut"}"#),
