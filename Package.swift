@@ -25,7 +25,12 @@ let package = Package(
         // The commands behind the CLI, as a library so tests can run them.
         .target(
             name: "SessionConformanceCommands",
-            dependencies: ["SpecModel", "SpecYAML", "ConformanceRunner", "ConformanceProtocol", "ReferenceAdapter"]
+            dependencies: ["SpecModel", "SpecYAML", "ConformanceRunner", "ConformanceProtocol", "ReferenceAdapter", "ConformanceReports"]
+        ),
+        // Compliance reports: the report model, its writers (JSON, JUnit XML, Markdown, HTML, TAP), diff and merge.
+        .target(
+            name: "ConformanceReports",
+            dependencies: ["ConformanceRunner", "ConformanceProtocol", "SpecModel", "SpecYAML", "JSONCore"]
         ),
         .executableTarget(name: "SessionConformanceCLI", dependencies: ["SessionConformanceCommands"]),
         // Adapter protocol v1: message types, JSON values, the JSON-lines framer.
@@ -66,6 +71,13 @@ let package = Package(
         ),
         .testTarget(name: "ConformanceRunnerTests", dependencies: ["ConformanceRunner", "ConformanceProtocol", "SpecModel", "JSONCore"]),
         .testTarget(name: "LoopbackHTTPTests", dependencies: ["LoopbackHTTP"]),
+        // Fixtures/ holds the JUnit XSD the JUnit writer is validated against (read from disk, not bundled).
+        .testTarget(
+            name: "ConformanceReportsTests",
+            dependencies: ["ConformanceReports", "ConformanceRunner", "ConformanceProtocol", "ReferenceAdapter",
+                           "SessionConformanceCommands", "SpecModel", "JSONCore"],
+            exclude: ["Fixtures"]
+        ),
         // The fake adapters in Fixtures/ are run as processes from their source folder, not bundled.
         .testTarget(name: "AdapterProcessTests", dependencies: ["AdapterProcess"], exclude: ["Fixtures"]),
     ],

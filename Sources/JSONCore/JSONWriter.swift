@@ -6,6 +6,49 @@ extension JSONValue {
         return output
     }
 
+    /// The same text laid out for people: two-space indentation, one member or item per line, sorted keys,
+    /// a final newline. An array or object that holds only scalars (or nothing) stays on one line, so lists
+    /// of records read as one record a line.
+    public var prettyJSONText: String {
+        var output = ""
+        writePretty(into: &output, indent: "")
+        return output + "\n"
+    }
+
+    private func writePretty(into output: inout String, indent: String) {
+        let inner = indent + "  "
+        switch self {
+        case .array(let items) where !items.allSatisfy(\.isFlat):
+            output += "[\n"
+            for (index, item) in items.enumerated() {
+                output += inner
+                item.writePretty(into: &output, indent: inner)
+                output += index == items.count - 1 ? "\n" : ",\n"
+            }
+            output += indent + "]"
+        case .object(let object) where !object.values.allSatisfy(\.isFlat):
+            output += "{\n"
+            let keys = object.keys.sorted()
+            for (index, key) in keys.enumerated() {
+                output += inner + JSONValue.quoted(key) + ": "
+                object[key]!.writePretty(into: &output, indent: inner)
+                output += index == keys.count - 1 ? "\n" : ",\n"
+            }
+            output += indent + "}"
+        default:
+            write(into: &output)
+        }
+    }
+
+    /// A scalar, or an empty array or object.
+    private var isFlat: Bool {
+        switch self {
+        case .array(let items): items.isEmpty
+        case .object(let object): object.isEmpty
+        default: true
+        }
+    }
+
     private func write(into output: inout String) {
         switch self {
         case .null: output += "null"

@@ -38,4 +38,27 @@ struct JSONCoreTests {
         let deep = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
         #expect(throws: JSONParseError.self) { try JSONParser.parse(deep) }
     }
+
+    @Test("the pretty writer indents, sorts keys, keeps flat containers on one line, and parses back")
+    func prettyText() throws {
+        let value: JSONValue = ["b": [1, ["x": nil, "y": [2]], ["z": 1, "a": "b"]], "a": "q\"", "e": [], "o": [:], "l": [1, "2"]]
+        #expect(value.prettyJSONText == """
+            {
+              "a": "q\\"",
+              "b": [
+                1,
+                {
+                  "x": null,
+                  "y": [2]
+                },
+                {"a":"b","z":1}
+              ],
+              "e": [],
+              "l": [1,"2"],
+              "o": {}
+            }
+
+            """)
+        #expect(try JSONParser.parse(value.prettyJSONText) == value)
+    }
 }

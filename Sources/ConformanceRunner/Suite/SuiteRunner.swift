@@ -31,11 +31,14 @@ public struct RunOptions: Sendable {
     public var jobs = 1
     /// Case IDs to run; all when empty. A trailing `*` matches a prefix.
     public var filters: [String] = []
+    /// When set, only the cases with these IDs run, of those the filters select (a shard of the suite).
+    public var only: Set<String>?
 
-    public init(seed: UInt64 = 1, jobs: Int = 1, filters: [String] = []) {
+    public init(seed: UInt64 = 1, jobs: Int = 1, filters: [String] = [], only: Set<String>? = nil) {
         self.seed = seed
         self.jobs = jobs
         self.filters = filters
+        self.only = only
     }
 }
 
@@ -50,10 +53,11 @@ public struct SuiteRunner: Sendable {
     }
 
     public func selectedCases(_ options: RunOptions) -> [AcceptanceCase] {
-        guard !options.filters.isEmpty else { return bundle.cases }
-        return bundle.cases.filter { candidate in
+        let filtered = options.filters.isEmpty ? bundle.cases : bundle.cases.filter { candidate in
             options.filters.contains { World.matches(pattern: $0, path: candidate.id) }
         }
+        guard let only = options.only else { return filtered }
+        return filtered.filter { only.contains($0.id) }
     }
 
     /// Runs the selected cases; `progress` is called after each case with the number done and the total.
@@ -78,8 +82,10 @@ public struct SuiteRunner: Sendable {
             while true {
                 let position = next.add(1, ordering: .relaxed).oldValue
                 guard position < cases.count else { return }
-                let outcome = CaseExecutor(acceptanceCase: cases[position], machine: machine, launcher: launcher,
+                let started = DispatchTime.now().uptimeNanoseconds
+                var outcome = CaseExecutor(acceptanceCase: cases[position], machine: machine, launcher: launcher,
                                            capabilities: probe.1, offlineResources: probe.2, seed: options.seed).run()
+                outcome.duration = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
                 results.withLock { $0[position] = outcome }
                 progress(done.add(1, ordering: .relaxed).newValue, cases.count, outcome)
             }

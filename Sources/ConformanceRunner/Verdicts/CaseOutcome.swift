@@ -25,4 +25,6 @@ public struct CaseOutcome: Sendable {
     /// Token values to handles, for rendering the trace.
     public let vault: TokenVault
     public let seed: UInt64
+    /// Wall-clock seconds the case took, measured by the suite runner. For reports only: it decides nothing.
+    public internal(set) var duration: Double = 0
 }

@@ -1,3 +1,4 @@
+import ConformanceReports
 import ConformanceRunner
 import Foundation
 import ReferenceAdapter
@@ -7,7 +8,7 @@ import SpecModel
 enum RunCommand: Command {
     static let name = "run"
     static let summary = "Run the acceptance cases against a client and report per requirement."
-    static let usage = "session-conformance run [--adapter COMMAND] [--connection in-process|process] [--case ID]... [--filter PATTERN]... [--seed N] [--timeout SECONDS] [--jobs N]"
+    static let usage = "session-conformance run [--adapter COMMAND] [--connection in-process|process] [--case ID]... [--filter PATTERN]... [--seed N] [--timeout SECONDS] [--jobs N] [--report FORMAT[=PATH]]... [--expected-failures FILE] [--shard I/N]"
     static let discussion = """
         Without --adapter, the built-in reference implementation (SessionKit) is certified, in-process by
         default or as its own process with --connection process. --adapter runs an external client: the
@@ -15,6 +16,25 @@ enum RunCommand: Command {
         The runner plays the whole world: servers, storage, clock, network and process death. The same seed
         and adapter give the same trace. A crash, a hang past --timeout, or broken protocol makes the case
         an 'error' verdict with the adapter's stderr tail; the run goes on.
+
+        Reports: --report FORMAT[=PATH], repeatable, writes the run's compliance report as json, junit,
+        markdown, html or tap (default path session-conformance-report.FORMAT, .junit.xml and .md for junit
+        and markdown). Each says which suite and spec (a SHA-256 digest of the spec folder) it certifies
+        against, the client and its capabilities, the seed, each requirement's status with its evidence and
+        reproduce command, each case with its duration and trace (tokens as handles), and a certification
+        verdict per profile: core, and core plus each optional capability.
+
+        --expected-failures FILE lists requirement or case IDs that are expected to fail, each with a reason
+        (YAML: '- id: ID' and 'reason: TEXT' per entry). They are reported 'known' and do not fail the run.
+        An expected failure that passes is reported, and fails the run (exit 1) so the file is kept honest,
+        unless --allow-unexpected-passes is given. An error is never an expected failure.
+
+        A case's trace is kept whole in reports up to --trace-limit events (default 1000; 0: no limit); a
+        longer one keeps its first and last 500 events and every event near the evidence.
+
+        --shard I/N runs the I-th of N parts of the cases (deterministic: by a hash of each case ID), for
+        CI matrices; 'session-conformance merge' joins the shards' JSON reports into the whole run's. A shard
+        certifies nothing on its own and does not fail for requirements that other shards cover.
         """
     static let options = [
         OptionSpec(name: "adapter", kind: .value(placeholder: "COMMAND"), help: "The adapter's command line (run with /bin/sh -c)."),
@@ -29,6 +49,15 @@ enum RunCommand: Command {
         OptionSpec(name: "jobs", kind: .value(placeholder: "N"), help: "Cases run in parallel (default 1)."),
         OptionSpec(name: "spec-root", kind: .value(placeholder: "DIR"), help: "The spec folder (default Specs)."),
         OptionSpec(name: "verbose", kind: .flag, help: "List every requirement, informative ones included."),
+        OptionSpec(name: "report", kind: .value(placeholder: "FORMAT[=PATH]"),
+                   help: "Write a report: json, junit, markdown, html or tap (repeatable)."),
+        OptionSpec(name: "expected-failures", kind: .value(placeholder: "FILE"),
+                   help: "YAML list of requirement or case IDs expected to fail, each with a reason."),
+        OptionSpec(name: "allow-unexpected-passes", kind: .flag,
+                   help: "An expected failure that passes is reported but does not fail the run."),
+        OptionSpec(name: "shard", kind: .value(placeholder: "I/N"), help: "Run only the I-th of N parts of the cases."),
+        OptionSpec(name: "trace-limit", kind: .value(placeholder: "N"),
+                   help: "Trace events a case keeps in reports (default 1000; 0 keeps all)."),
     ]
 
     static func run(_ arguments: ParsedArguments, console: any Console) throws -> ExitCode {
@@ -38,6 +67,8 @@ enum RunCommand: Command {
         let seed = try number(arguments, "seed", default: 1, as: UInt64.self)
         let jobs = try number(arguments, "jobs", default: 1, as: Int.self)
         let timeout = try number(arguments, "timeout", default: 10, as: Int.self)
+        let traceLimit = try number(arguments, "trace-limit", default: ReportContext.defaultTraceLimit, as: Int.self)
+        guard traceLimit >= 0 else { throw UsageError("--trace-limit must be 0 (no limit) or more") }
         guard jobs >= 1 else { throw UsageError("--jobs must be at least 1") }
         guard timeout >= 1 else { throw UsageError("--timeout must be at least 1 second") }
         let specRoot = arguments.value("spec-root") ?? "Specs"
@@ -53,14 +84,73 @@ enum RunCommand: Command {
         if !options.filters.isEmpty && runner.selectedCases(options).isEmpty {
             throw UsageError("no case matches \(options.filters.map { "'\($0)'" }.joined(separator: ", "))")
         }
+        let requests = try reportRequests(arguments)
+        let shard = try arguments.value("shard").map { text in
+            guard let shard = Shard(text) else {
+                throw UsageError("--shard takes I/N with 1 <= I <= N, not '\(text)'", hint: "for example --shard 2/4")
+            }
+            return shard
+        }
+        var expected: ExpectedFailures?
+        if let path = arguments.value("expected-failures") {
+            do {
+                expected = try ExpectedFailures.load(path: path, bundle: lint.bundle)
+            } catch {
+                console.err(error.rendered)
+                console.err("run: the expected-failures file \(path) has errors\n")
+                return .specOrUsageError
+            }
+        }
+        let reporting = ReportingRun(runner: runner, options: options, shard: shard, suiteVersion: SessionConformance.version,
+                                     specRoot: specRoot, command: reproduceCommand(arguments), expectedFailures: expected,
+                                     strictExpectedFailures: !arguments.flags.contains("allow-unexpected-passes"),
+                                     traceLimit: traceLimit)
         let showProgress = console.isTerminal
-        let result = runner.run(options) { done, total, outcome in
-            if showProgress { console.err("\r\u{1B}[K[\(done)/\(total)] \(outcome.status.rawValue) \(outcome.caseID)") }
+        let report: ComplianceReport
+        do {
+            report = try reporting.execute { done, total, outcome in
+                if showProgress { console.err("\r\u{1B}[K[\(done)/\(total)] \(outcome.status.rawValue) \(outcome.caseID)") }
+            }.report
+        } catch {
+            console.err("run: \(error)\n")
+            return .specOrUsageError
         }
         if showProgress { console.err("\r\u{1B}[K") }
-        let command = "session-conformance run" + (arguments.value("adapter").map { " --adapter '\($0)'" } ?? "")
-        console.out(RunSummary(result: result, command: command).rendered(verbose: arguments.flags.contains("verbose")))
-        return result.mustRequirementsPass ? .success : .conformanceFailure
+        console.out(TextSummaryWriter.render(report, verbose: arguments.flags.contains("verbose")))
+        return try writeReports(report, requests, console: console) ?? (report.gate.passed ? .success : .conformanceFailure)
+    }
+
+    /// The command that reruns a case: the options that choose the client and the spec.
+    static func reproduceCommand(_ arguments: ParsedArguments) -> String {
+        var command = "session-conformance run"
+        if let adapter = arguments.value("adapter") {
+            command += " --adapter '" + adapter.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        }
+        if let connection = arguments.value("connection"), connection != "in-process" { command += " --connection \(connection)" }
+        if let root = arguments.value("spec-root"), root != "Specs" { command += " --spec-root '\(root)'" }
+        return command
+    }
+
+    static func reportRequests(_ arguments: ParsedArguments) throws -> [ReportRequest] {
+        do {
+            return try ReportRequest.parseAll(arguments.values["report"] ?? [])
+        } catch {
+            throw UsageError(error.message, hint: error.hint)
+        }
+    }
+
+    /// Writes each requested report and says where; nil when all were written.
+    static func writeReports(_ report: ComplianceReport, _ requests: [ReportRequest], console: any Console) throws -> ExitCode? {
+        for request in requests {
+            do {
+                try request.write(report)
+                console.err("wrote the \(request.format.rawValue) report to \(request.path)\n")
+            } catch {
+                console.err("error: \(error)\n")
+                return .specOrUsageError
+            }
+        }
+        return nil
     }
 
     private static func makeLauncher(_ arguments: ParsedArguments, timeout: Int) throws -> any AdapterLauncher {

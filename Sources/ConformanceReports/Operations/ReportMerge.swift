@@ -1,0 +1,76 @@
+/// Joins the JSON reports of the shards of one run (`--shard 1/N` ... `--shard N/N`) into the report the
+/// unsharded run gives: the cases of all shards in spec order, and every derived section (requirement
+/// statuses, evidence, certification, expected failures, gate) computed again over all of them.
+public enum ReportMerge {
+    public struct MergeError: Error, Sendable, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// `reports` pairs each report with its file name, for the messages.
+    public static func merge(_ reports: [(file: String, report: ComplianceReport)]) throws(MergeError) -> ComplianceReport {
+        guard let (firstFile, first) = reports.first else { throw MergeError(description: "no report to merge") }
+        if reports.count == 1, first.run.shard == nil { return first }
+        for (file, report) in reports.dropFirst() {
+            func differ(_ what: String, _ a: String, _ b: String) -> MergeError {
+                MergeError(description: "\(file) and \(firstFile) are not shards of one run: their \(what) differ (\(b) vs \(a))")
+            }
+            if report.suite != first.suite { throw differ("suite versions", first.suite.version, report.suite.version) }
+            if report.spec.digest != first.spec.digest { throw differ("spec digests", first.spec.digest, report.spec.digest) }
+            if report.adapter != first.adapter { throw differ("adapters", first.adapter.description, report.adapter.description) }
+            if report.run.seed != first.run.seed { throw differ("seeds", first.run.seed, report.run.seed) }
+            if report.run.filters != first.run.filters {
+                throw differ("case filters", first.run.filters.joined(separator: ","), report.run.filters.joined(separator: ","))
+            }
+            if report.run.command != first.run.command { throw differ("commands", first.run.command, report.run.command) }
+            if report.requirements.map(\.id) != first.requirements.map(\.id) {
+                throw differ("requirement catalogues", "\(first.requirements.count) requirements", "\(report.requirements.count) requirements")
+            }
+            if report.expectedFailures?.file != first.expectedFailures?.file
+                || report.expectedFailures?.strict != first.expectedFailures?.strict
+                || report.expectedFailures?.entries.map({ "\($0.id)\u{0}\($0.reason)" })
+                    != first.expectedFailures?.entries.map({ "\($0.id)\u{0}\($0.reason)" }) {
+                throw differ("expected failures", first.expectedFailures?.file ?? "none", report.expectedFailures?.file ?? "none")
+            }
+        }
+        guard let count = first.run.shard?.count else {
+            throw MergeError(description: "\(firstFile) is not a shard report (it was run without --shard)")
+        }
+        var seen: [Int: String] = [:]
+        for (file, report) in reports {
+            guard let shard = report.run.shard else {
+                throw MergeError(description: "\(file) is not a shard report (it was run without --shard)")
+            }
+            guard shard.count == count else {
+                throw MergeError(description: "\(file) is shard \(shard) but \(firstFile) is one of \(count)")
+            }
+            if let other = seen[shard.index] {
+                throw MergeError(description: "\(file) and \(other) are both shard \(shard)")
+            }
+            seen[shard.index] = file
+        }
+        let missing = (1...count).filter { seen[$0] == nil }
+        guard missing.isEmpty else {
+            throw MergeError(description: "shard\(missing.count == 1 ? "" : "s") \(missing.map { "\($0)/\(count)" }.joined(separator: ", ")) "
+                             + "missing: merge needs all \(count) shard reports")
+        }
+        var caseOwners: [String: String] = [:]
+        for (file, report) in reports {
+            for testCase in report.cases {
+                if let other = caseOwners[testCase.id] {
+                    throw MergeError(description: "case \(testCase.id) is in both \(other) and \(file)")
+                }
+                caseOwners[testCase.id] = file
+            }
+        }
+
+        var merged = first
+        merged.run.shard = nil
+        merged.cases = reports.flatMap(\.report.cases)
+        merged.run.startedAt = reports.map(\.report.run.startedAt).min() ?? first.run.startedAt
+        merged.run.finishedAt = reports.map(\.report.run.finishedAt).max() ?? first.run.finishedAt
+        merged.run.completed = reports.allSatisfy(\.report.run.completed)
+        merged.run.startupFailure = reports.lazy.compactMap(\.report.run.startupFailure).first
+        merged.derive()
+        return merged
+    }
+}

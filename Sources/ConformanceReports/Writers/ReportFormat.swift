@@ -1,0 +1,88 @@
+import Foundation
+import SpecModel
+
+/// The report formats, and `--report FORMAT[=PATH]` requests.
+public enum ReportFormat: String, Sendable, CaseIterable {
+    case json, junit, markdown, html, tap
+
+    /// Where a report goes when `--report FORMAT` names no path.
+    public var defaultPath: String {
+        let fileExtension = switch self {
+        case .json: "json"
+        case .junit: "junit.xml"
+        case .markdown: "md"
+        case .html: "html"
+        case .tap: "tap"
+        }
+        return "session-conformance-report.\(fileExtension)"
+    }
+
+    public func render(_ report: ComplianceReport) -> String {
+        switch self {
+        case .json: JSONReportWriter.render(report)
+        case .junit: JUnitReportWriter.render(report)
+        case .markdown: MarkdownReportWriter.render(report)
+        case .html: HTMLReportWriter.render(report)
+        case .tap: TAPReportWriter.render(report)
+        }
+    }
+}
+
+/// One `--report FORMAT[=PATH]`.
+public struct ReportRequest: Sendable, Equatable {
+    public let format: ReportFormat
+    public let path: String
+
+    public init(format: ReportFormat, path: String) {
+        self.format = format
+        self.path = path
+    }
+
+    public struct ParseError: Error, Sendable, Equatable {
+        public let message: String
+        public let hint: String?
+    }
+
+    /// Parses `json`, `junit=out/report.xml`, ...
+    public static func parse(_ text: String) throws(ParseError) -> ReportRequest {
+        let name = String(text.prefix { $0 != "=" })
+        guard let format = ReportFormat(rawValue: name.lowercased()) else {
+            let known = ReportFormat.allCases.map(\.rawValue)
+            let close = Suggestion.closest(to: name, among: known)
+            throw ParseError(message: "unknown report format '\(name)'",
+                             hint: (close.map { "did you mean '\($0)'? " } ?? "") + "formats: \(known.joined(separator: ", "))")
+        }
+        guard text.contains("=") else { return ReportRequest(format: format, path: format.defaultPath) }
+        let path = String(text.drop { $0 != "=" }.dropFirst())
+        guard !path.isEmpty else { throw ParseError(message: "--report \(name)= needs a path after '='", hint: nil) }
+        return ReportRequest(format: format, path: path)
+    }
+
+    /// Parses every request; two requests for the same path are an error.
+    public static func parseAll(_ texts: [String]) throws(ParseError) -> [ReportRequest] {
+        var requests: [ReportRequest] = []
+        for text in texts {
+            let request = try parse(text)
+            if requests.contains(where: { $0.path == request.path }) {
+                throw ParseError(message: "two reports would be written to \(request.path)", hint: "give each --report its own path")
+            }
+            requests.append(request)
+        }
+        return requests
+    }
+
+    public struct WriteError: Error, Sendable, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Writes the report, creating the folder if needed.
+    public func write(_ report: ComplianceReport) throws(WriteError) {
+        let url = URL(fileURLWithPath: path)
+        do {
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(format.render(report).utf8).write(to: url, options: .atomic)
+        } catch {
+            throw WriteError(description: "cannot write the \(format.rawValue) report to \(path): \(error.localizedDescription)")
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import ConformanceReports
+
+/// `session-conformance merge A.json B.json ...`: join shard reports into the report of the whole run.
+enum MergeCommand: Command {
+    static let name = "merge"
+    static let summary = "Join the JSON reports of the shards of a run into one report."
+    static let usage = "session-conformance merge SHARD.json... [--report FORMAT[=PATH]]..."
+    static let discussion = """
+        Reads the JSON reports of all N shards of one run ('run --shard I/N --report json=...', same suite,
+        spec, client, seed and options) and joins them into the report the unsharded run gives: the cases in
+        spec order, and every requirement status, piece of evidence, certification verdict and expected
+        failure decided again over all of them. Writes it in each --report format (the same formats and
+        default paths as 'run'); without --report, prints the JSON report on standard output. Prints the
+        summary on standard error and exits like 'run' would have: 1 when a MUST requirement failed or an
+        expected failure now passes (unless the shards ran with --allow-unexpected-passes). A missing,
+        repeated or foreign shard is an error (exit 2).
+        """
+    static let options = [
+        OptionSpec(name: "report", kind: .value(placeholder: "FORMAT[=PATH]"),
+                   help: "Write the merged report: json, junit, markdown, html or tap (repeatable)."),
+    ]
+
+    static func run(_ arguments: ParsedArguments, console: any Console) throws -> ExitCode {
+        guard !arguments.positionals.isEmpty else {
+            throw UsageError("merge needs the JSON reports of the shards", hint: "session-conformance merge shard-1.json shard-2.json")
+        }
+        let requests = try RunCommand.reportRequests(arguments)
+        var reports: [(file: String, report: ComplianceReport)] = []
+        do {
+            for path in arguments.positionals {
+                reports.append((path, try JSONReportWriter.read(path: path)))
+            }
+        } catch {
+            console.err("error: \(error)\n")
+            return .specOrUsageError
+        }
+        let merged: ComplianceReport
+        do {
+            merged = try ReportMerge.merge(reports)
+        } catch {
+            console.err("merge: \(error)\n")
+            return .specOrUsageError
+        }
+        console.err(TextSummaryWriter.render(merged))
+        if requests.isEmpty {
+            console.out(JSONReportWriter.render(merged))
+        } else if let failure = try RunCommand.writeReports(merged, requests, console: console) {
+            return failure
+        }
+        return merged.gate.passed ? .success : .conformanceFailure
+    }
+}
