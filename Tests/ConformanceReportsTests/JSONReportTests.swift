@@ -1,4 +1,5 @@
 import ConformanceReports
+import ConformanceRunner
 import Foundation
 import JSONCore
 import Testing
@@ -99,5 +100,26 @@ struct JSONReportTests {
         } catch {
             #expect(error.description.hasPrefix("c.json: missing"), "\(error)")
         }
+    }
+}
+
+@Suite("Reports of a client that cannot start")
+struct StartupFailureReportTests {
+    @Test("an adapter that cannot start still gives a valid report in every format, certified for nothing")
+    func validReports() throws {
+        let launcher = ProcessAdapterLauncher(commandLine: "echo 'no such client' >&2; exit 3", timeout: .seconds(5))
+        let report = try Runs.report(launcher).report
+        #expect(!report.run.completed)
+        #expect(report.run.startupFailure?.stderrTail.contains("no such client") == true)
+        #expect(report.adapter.implementation == nil)
+        #expect(report.certification.first?.verdict == .notCertified)
+        #expect(!report.gate.passed)
+        let verdicts = try SchemaValidator.validate(["startup": report])
+        #expect(verdicts["startup"]?.hasPrefix("OK ") == true, "\(verdicts)")
+        let junit = try JUnitSchema.validate(JUnitReportWriter.render(report))
+        #expect(junit.valid, "\(junit.output)")
+        #expect(try TAPReportTests.parse(TAPReportWriter.render(report))["parse_errors"] == "")
+        #expect(MarkdownReportWriter.render(report).hasPrefix("## ❌ session-conformance: "))
+        #expect(HTMLReportWriter.render(report).contains("The adapter could not be started"))
     }
 }
