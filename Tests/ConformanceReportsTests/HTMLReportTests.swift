@@ -103,6 +103,23 @@ struct HTMLReportTests {
         }
     }
 
+    @Test("every in-page link leads to an element of the page")
+    func linksResolve() throws {
+        func captures(_ pattern: String, in text: String) throws -> [String] {
+            let regex = try NSRegularExpression(pattern: pattern)
+            return regex.matches(in: text, range: NSRange(text.startIndex..., in: text)).compactMap { match in
+                Range(match.range(at: 1), in: text).map { String(text[$0]) }
+            }
+        }
+        for report in [Runs.shared.reference, Runs.shared.defective] {
+            let html = HTMLReportWriter.render(report)
+            let ids = Set(try captures(##" id="([^"]+)""##, in: html))
+            let targets = Set(try captures(##"href="#([^"]+)""##, in: html))
+            #expect(!targets.isEmpty)
+            for target in targets { #expect(ids.contains(target), "no element has id \(target)") }
+        }
+    }
+
     @Test("the console check catches a page with a script error, so it can fail")
     func consoleCheckCanFail() throws {
         let page = try Self.output("broken.html")

@@ -77,7 +77,11 @@ public enum HTMLReportWriter {
                 + "<p class=\"small\">\(escape(verdict.reason))</p>"
             if !verdict.blocking.isEmpty {
                 card += "<details><summary>\(verdict.blocking.count) blocking</summary><ul>"
-                    + verdict.blocking.map { "<li><a href=\"#\(anchor($0.id))\">\(escape($0.id))</a>: \(escape($0.why))</li>" }.joined()
+                    + verdict.blocking.map { blocker in
+                        // A blocker is a requirement, or a case that errored.
+                        let target = report.requirement(blocker.id) == nil ? "case-" + blocker.id : blocker.id
+                        return "<li><a href=\"#\(anchor(target))\">\(escape(blocker.id))</a>: \(escape(blocker.why))</li>"
+                    }.joined()
                     + "</ul></details>"
             }
             if !verdict.warnings.isEmpty {
