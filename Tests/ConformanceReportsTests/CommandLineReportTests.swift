@@ -34,6 +34,19 @@ struct CommandLineReportTests {
         #expect(dom.contains("Certified"))
     }
 
+    @Test("the reproduce command keeps what chooses the client: the adapter (quoted), its timeout, the spec root")
+    func reproduceCommand() throws {
+        let directory = try Paths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let json = directory.appendingPathComponent("r.json").path
+        let (code, _) = cli("run", "--spec-root", Paths.specs, "--adapter", "echo 'it's gone' >&2; exit 3", "--timeout", "5",
+                            "--report", "json=\(json)")
+        #expect(code == .conformanceFailure)
+        let report = try JSONReportWriter.read(path: json)
+        #expect(report.run.command == #"session-conformance run --adapter 'echo '\''it'\''s gone'\'' >&2; exit 3' --timeout 5 --spec-root '"#
+                + Paths.specs + "'")
+    }
+
     @Test("--report without a path writes the default file name in the working directory's terms")
     func defaultPaths() throws {
         #expect(try ReportRequest.parse("junit") == ReportRequest(format: .junit, path: "session-conformance-report.junit.xml"))

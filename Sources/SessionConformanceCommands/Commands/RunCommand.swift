@@ -120,13 +120,14 @@ enum RunCommand: Command {
         return try writeReports(report, requests, console: console) ?? (report.gate.passed ? .success : .conformanceFailure)
     }
 
-    /// The command that reruns a case: the options that choose the client and the spec.
+    /// The command that reruns a case: the options that choose the client, its timeout and the spec.
     static func reproduceCommand(_ arguments: ParsedArguments) -> String {
         var command = "session-conformance run"
         if let adapter = arguments.value("adapter") {
             command += " --adapter '" + adapter.replacingOccurrences(of: "'", with: "'\\''") + "'"
         }
         if let connection = arguments.value("connection"), connection != "in-process" { command += " --connection \(connection)" }
+        if let timeout = arguments.value("timeout") { command += " --timeout \(timeout)" }
         if let root = arguments.value("spec-root"), root != "Specs" { command += " --spec-root '\(root)'" }
         return command
     }
