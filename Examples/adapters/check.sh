@@ -5,8 +5,11 @@
 # a requirement that newly fails, one expected to fail that passes, or any case that errors (crash, hang,
 # broken protocol), which is never expected.
 #
-#   Examples/adapters/check.sh                   # all three
+#   Examples/adapters/check.sh                   # all of them
 #   Examples/adapters/check.sh python java       # some
+#
+# python-loopback is the Python example in loopback mode (real HTTP through urllib): the same client, so the
+# same verdicts as in message mode, from the same expected.yaml.
 #   SESSION_CONFORMANCE=path/to/binary Examples/adapters/check.sh
 #
 # Needs: python3; node and Debian's node-axios (javascript); a JDK and libokhttp-java (java).
@@ -19,14 +22,15 @@ binary=${SESSION_CONFORMANCE:-.build/debug/session-conformance}
 adapter_command() {
     case "$1" in
         python) echo "python3 Examples/adapters/python/adapter.py" ;;
+        python-loopback) echo "python3 Examples/adapters/python/adapter.py --http loopback" ;;
         javascript) echo "NODE_PATH=/usr/share/nodejs node Examples/adapters/javascript/adapter.js" ;;
         java) echo "Examples/adapters/java/run.sh" ;;
-        *) echo "check: unknown adapter '$1' (python, javascript, java)" >&2; exit 2 ;;
+        *) echo "check: unknown adapter '$1' (python, python-loopback, javascript, java)" >&2; exit 2 ;;
     esac
 }
 
 adapters=("$@")
-[ ${#adapters[@]} -gt 0 ] || adapters=(python javascript java)
+[ ${#adapters[@]} -gt 0 ] || adapters=(python python-loopback javascript java)
 failed=0
 for name in "${adapters[@]}"; do
     command=$(adapter_command "$name")
@@ -37,7 +41,7 @@ for name in "${adapters[@]}"; do
     status=$?
     set -e
     echo "check: $name: session-conformance exited $status after $(( $(date +%s) - started )) s"
-    if ! python3 - "$output" "Examples/adapters/$name/expected.yaml" "$name" "$status" <<'PY'
+    if ! python3 - "$output" "Examples/adapters/${name%-loopback}/expected.yaml" "$name" "$status" <<'PY'
 import re, sys
 output, expected_path, name, status = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 text = open(output, encoding="utf-8").read()

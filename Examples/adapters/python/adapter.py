@@ -16,12 +16,19 @@ from the runner, a sleep, or nothing) before it answers. HTTP goes through the p
 Standard library only. Run it against the suite from the repository root:
 
     swift run session-conformance run --adapter "python3 Examples/adapters/python/adapter.py"
+
+With `--http loopback` the same client sends real HTTP (urllib, one thread per request) to the runner's
+loopback server instead; Examples/adapters/check.sh runs both modes and expects the same verdicts.
 """
 
 import asyncio
 import contextvars
+import http.client
 import json
 import sys
+import threading
+import urllib.error
+import urllib.request
 
 from session_client import CAPABILITIES, IMPLEMENTATION, OFFLINE_RESOURCES, SessionClient
 
@@ -43,6 +50,8 @@ class Effects:
 
     async def http(self, method, path, headers, body):
         """Returns ("response", status, headers, body) or ("failure", code, definite), or None if cancelled."""
+        if self._host.base_url is not None:
+            return await self._host.loopback_http(method, path, headers, body)
         message = {"type": "http", "request": {"method": method, "path": path, "headers": headers, "body": body}}
         cause = CAUSE.get()
         if cause is not None:
@@ -113,6 +122,10 @@ class Effects:
     def show_sign_in_prompt(self):
         self._host.send({"type": "ui", "event": "signInPrompt"})
 
+    def future(self):
+        """A future the client resolves itself (a waiter in a queue)."""
+        return self._host.loop.create_future()
+
     def spawn(self, coroutine):
         """Starts background work of the client (it inherits the cause of the work that starts it)."""
         return self._host.loop.create_task(coroutine)
@@ -129,12 +142,20 @@ class Effects:
 class Host:
     """Reads runner messages, runs the client on an asyncio loop, writes adapter messages."""
 
-    def __init__(self):
+    def __init__(self, loopback=False):
         self.loop = asyncio.new_event_loop()
         self.clock = {"wall": 0.0, "monotonic": 0.0}
         self.client = None
         self._waiting = {}
         self._next_effect = 0
+        # Loopback mode: real HTTP to the runner's server, counted for the barrier.
+        self.loopback = loopback
+        self.base_url = None
+        self.http_started = 0
+        self.http_finished = 0
+        self._finished = threading.Condition()
+        self._completed = []  # (sequence, future, outcome) of requests finished since the last barrier
+        self._opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
     # -- Wire.
 
@@ -156,6 +177,44 @@ class Host:
         _, future = self.start_effect(message)
         return await future
 
+    async def loopback_http(self, method, path, headers, body):
+        """One real HTTP request, on a thread of its own (urllib blocks). Counted as started here, before the
+        thread runs, and as finished when its outcome is in. Outcomes reach the client at the next barrier, in
+        the order the requests started, so the threads' race does not show in the trace."""
+        future = self.loop.create_future()
+        request_headers = dict(headers)
+        cause = CAUSE.get()
+        if cause is not None:
+            request_headers["X-Conformance-Cause"] = cause
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.base_url + path, data=data, headers=request_headers, method=method)
+        self.http_started += 1
+        sequence = self.http_started
+
+        def decode(raw):
+            if not raw:
+                return None
+            try:
+                return json.loads(raw)
+            except ValueError:
+                return raw.decode("utf-8", "replace")
+
+        def run():
+            try:
+                with self._opener.open(request) as response:
+                    outcome = ("response", response.status, dict(response.headers), decode(response.read()))
+            except urllib.error.HTTPError as error:
+                outcome = ("response", error.code, dict(error.headers), decode(error.read()))
+            except (OSError, http.client.HTTPException):
+                outcome = ("failure", "connectionLost", False)  # a reset connection: the outcome is unknown
+            with self._finished:
+                self._completed.append((sequence, future, outcome))
+                self.http_finished += 1
+                self._finished.notify_all()
+
+        threading.Thread(target=run, daemon=True).start()
+        return await future
+
     def abandon(self, effect_id):
         """Nobody waits for this effect any more: its reply, if it comes, is dropped."""
         self._waiting.pop(effect_id, None)
@@ -166,6 +225,8 @@ class Host:
         kind = message.get("type")
         if kind == "welcome":
             self.clock = dict(message["clock"])
+            if self.loopback:
+                self.base_url = message["http"]["baseURL"]
             self.client = SessionClient(Effects(self, int(message["seed"])))
         elif kind == "error":
             sys.stderr.write(f"adapter: the runner refused us: {message.get('code')}\n")
@@ -181,12 +242,21 @@ class Host:
             context.run(CAUSE.set, message["id"])
             self.loop.create_task(self._run_command(message), context=context)
         elif kind == "barrier":
-            pass
+            # Loopback: first every response the runner sent must have reached the client.
+            with self._finished:
+                self._finished.wait_for(lambda: self.http_finished >= message.get("httpAnswered", 0))
+                completed, self._completed = sorted(self._completed, key=lambda item: item[0]), []
+            for _, future, outcome in completed:
+                if not future.done():
+                    future.set_result(outcome)
         else:
             raise ValueError(f"unknown runner message type {kind!r}")
         self.run_until_idle()
         if kind == "barrier":
-            self.send({"type": "barrier", "id": message["id"]})
+            answer = {"type": "barrier", "id": message["id"]}
+            if self.loopback:
+                answer["httpStarted"] = self.http_started
+            self.send(answer)
 
     async def _run_command(self, command):
         result = {"type": "result", "id": command["id"]}
@@ -217,12 +287,15 @@ class Host:
                 return
 
     def run(self):
-        self.send({"type": "hello", "protocol": PROTOCOL_VERSION, "implementation": IMPLEMENTATION,
-                   "capabilities": CAPABILITIES, "offlinePolicy": {"cachedResources": OFFLINE_RESOURCES}})
+        hello = {"type": "hello", "protocol": PROTOCOL_VERSION, "implementation": IMPLEMENTATION,
+                 "capabilities": CAPABILITIES, "offlinePolicy": {"cachedResources": OFFLINE_RESOURCES}}
+        if self.loopback:
+            hello["http"] = "loopback"
+        self.send(hello)
         for line in sys.stdin:
             if line.strip():
                 self.handle(json.loads(line))
 
 
 if __name__ == "__main__":
-    Host().run()
+    Host(loopback=sys.argv[1:] == ["--http", "loopback"]).run()

@@ -27,6 +27,7 @@ What it does, requirement by requirement (Specs/requirements.yaml):
 - Sign-in input is validated before any request.                                  SIGNIN-VALIDATE-INPUT
 """
 
+import asyncio
 import copy
 import json
 
@@ -312,7 +313,6 @@ class FifoLock:
     """asyncio.Lock is first come, first served already; named for what we rely on."""
 
     def __init__(self):
-        import asyncio
         self._lock = asyncio.Lock()
 
     async def __aenter__(self):
@@ -509,7 +509,7 @@ class SessionClient:
             self.launched = True
             self.effects.spawn(self._restore(self.generation))
         if self.phase == "restoring":
-            waiter = self.effects._host.loop.create_future()
+            waiter = self.effects.future()
             self.settle_waiters.append(waiter)
             await waiter
         return self.phase
@@ -657,7 +657,7 @@ class SessionClient:
 
     async def _admit(self, enqueue):
         """Waits until the machine admits the caller: a Ticket, or a SessionError raised."""
-        waiter = self.effects._host.loop.create_future()
+        waiter = self.effects.future()
         enqueue(waiter)
         result = await waiter
         if isinstance(result, SessionError):
@@ -709,7 +709,7 @@ class SessionClient:
         if not self._is_current(ticket):
             return None
         request_id, self.next_request = self.next_request, self.next_request + 1
-        waiter = self.effects._host.loop.create_future()
+        waiter = self.effects.future()
         self.in_flight[request_id] = (ticket.generation, waiter)
 
         async def call():
