@@ -17,11 +17,14 @@ actor RevocationWorker {
     private let policy: BackoffPolicy
     private let logger: SessionLogger
     private let taskExecutor: (any TaskExecutor)?
+    /// The forget-offline-revocation defect (docs/known-bad.md); false for the reference.
+    private let dropsUnreachable: Bool
 
     init(
         api: AuthAPI, vault: CredentialVault, clock: any SessionClock, random: any RandomSource, policy: BackoffPolicy,
-        logger: SessionLogger, taskExecutor: (any TaskExecutor)?
+        logger: SessionLogger, taskExecutor: (any TaskExecutor)?, dropsUnreachable: Bool = false
     ) {
+        self.dropsUnreachable = dropsUnreachable
         self.api = api
         self.vault = vault
         self.clock = clock
@@ -93,7 +96,10 @@ actor RevocationWorker {
             case .refused(let status):
                 logger.log(.notice, "revocation.refused", ["account": item.account.rawValue, "status": String(status)])
             case .retryable(let failure):
-                return failure
+                // DEFECT forget-offline-revocation: a revocation that cannot reach the server is given up, not
+                // kept for a later retry; the refresh token stays valid on the server.
+                guard dropsUnreachable else { return failure }
+                logger.log(.notice, "revocation.dropped", ["account": item.account.rawValue, "failureClass": failure.rawValue])
             }
             if case .failed(let failure) = await vault.commit(.removeRevocation(id: item.id), ifGeneration: nil) {
                 return failure

@@ -3,6 +3,7 @@
 /// pair as one unit before resolving, and retries retryable failures with bounded backoff and jitter.
 extension SessionClient {
     func runRefresh(_ operationID: UInt64) async {
+        var refusedThroughHandler = false
         while true {
             let failure: FailureClass
             switch machine.refreshStep(operationID) {
@@ -12,18 +13,40 @@ extension SessionClient {
             case .send(let refreshToken, let transition):
                 if let transition { emit(transition) }
                 logger.log(.info, "refresh.sent", ["operation": String(operationID)])
-                switch await api.refresh(refreshToken) {
+                let sentFor = machine.activeSession()
+                // DEFECT refresh-through-401-handler: the refresh goes through the authenticated client, which
+                // adds the access token (and answers a refused refresh below by refreshing again).
+                let bearer = defects.contains(.refreshThrough401Handler) ? sentFor?.accessToken : nil
+                switch await api.refresh(refreshToken, bearer: bearer) {
                 case .granted(let grant):
+                    // DEFECT token-in-log: the refresh response is logged as received, tokens and all.
+                    if defects.contains(.tokenInLog) {
+                        logger.log(.debug, "refresh.response", ["access_token": grant.accessToken.secretValue, "expires_in": String(grant.expiresIn)])
+                    }
                     let receivedAt = environment.clock.monotonicNow()
                     switch machine.refreshGranted(operationID, grant: grant, receivedAt: receivedAt, leeway: configuration.refreshLeeway) {
                     case .abandon:
                         logger.log(.notice, "refresh.stale-result-discarded", ["operation": String(operationID)])
+                        // DEFECT no-generation-check-on-refresh-result: the late result is stored anyway, for
+                        // the session it was sent for, after that session ended.
+                        if defects.contains(.noGenerationCheckOnRefreshResult), let sentFor {
+                            let late = StoredSession(
+                                sessionID: sentFor.sessionID, account: sentFor.account, accessToken: grant.accessToken,
+                                refreshToken: grant.refreshToken ?? sentFor.refreshToken)
+                            _ = await vault.commit(.setActive(late), ifGeneration: nil)
+                        }
                         return
                     case .persist(let session, let generation):
                         guard let persistFailure = await persistRefreshed(operationID, session, generation) else { return }
                         failure = persistFailure
                     }
                 case .rejected(let rejection):
+                    if defects.contains(.refreshThrough401Handler), !refusedThroughHandler {
+                        // DEFECT refresh-through-401-handler: the refused refresh is a 401 to the handler it went
+                        // through, which refreshes again (once, as it retries any request once).
+                        refusedThroughHandler = true
+                        continue
+                    }
                     if let ended = machine.refreshRejected(operationID, failure: rejection) {
                         await finish(ended)
                     } else {
@@ -31,6 +54,12 @@ extension SessionClient {
                     }
                     return
                 case .failed(let refreshFailure):
+                    // DEFECT sign-out-on-any-refresh-failure: a timeout, 5xx or offline refresh is treated as a
+                    // rejection, and the session is cleared.
+                    if defects.contains(.signOutOnAnyRefreshFailure), let ended = machine.refreshRejected(operationID, failure: refreshFailure) {
+                        await finish(ended)
+                        return
+                    }
                     failure = refreshFailure
                 }
             case .persist(let session, let generation, let transition):
@@ -53,6 +82,15 @@ extension SessionClient {
     /// Writes the new pair; only after the write do waiters get it. Returns the failure to defer on, or
     /// `nil` when the operation is over (resolved, or stale).
     private func persistRefreshed(_ operationID: UInt64, _ session: StoredSession, _ generation: SessionGeneration) async -> FailureClass? {
+        if defects.contains(.persistAfterResolving) {
+            // DEFECT persist-after-resolving: the shared refresh is resolved first, so the waiters retry with
+            // the new access token while the new pair is still being written.
+            guard let resolution = machine.refreshPersisted(operationID) else { return nil }
+            emit(resolution.transition)
+            for waiter in resolution.waiters { waiter.resume(.success(resolution.ticket)) }
+            _ = await vault.commit(.setActive(session), ifGeneration: generation)
+            return nil
+        }
         switch await vault.commit(.setActive(session), ifGeneration: generation) {
         case .committed:
             guard let resolution = machine.refreshPersisted(operationID) else { return nil }

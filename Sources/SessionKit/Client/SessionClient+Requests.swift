@@ -6,6 +6,19 @@ extension SessionClient {
     /// Fetches `GET /resources/{name}` for the current account and shows it. Waits while restoring or
     /// refreshing; throws `notAuthenticated` at once when signed out.
     public func fetch(_ resource: String) async throws(SessionError) -> ResourceContent {
+        do {
+            return try await fetchAndShow(resource)
+        } catch {
+            // DEFECT prompt-per-screen: the screen whose request failed because there is no session opens the
+            // sign-in screen itself, as does every other screen that failed the same way.
+            if defects.contains(.promptPerScreen), [.sessionEnded, .notAuthenticated].contains(error.code) {
+                environment.ui.present(.signInPromptShown(reason: .sessionRejected))
+            }
+            throw error
+        }
+    }
+
+    private func fetchAndShow(_ resource: String) async throws(SessionError) -> ResourceContent {
         guard Self.isValidResourceName(resource) else { throw SessionError(.invalidInput, context: "resource names are [A-Za-z0-9._-]+") }
         if let provisional = await provisionalContent(resource) { return provisional }
         let now = environment.clock.monotonicNow()
@@ -20,7 +33,8 @@ extension SessionClient {
                 return try await deliver(body, resource: resource, ticket: ticket, origin: .network)
             case .unauthorized:
                 guard machine.isCurrent(ticket) else { throw staleResponse(resource) }
-                guard !retried else {
+                // DEFECT unlimited-retries: a request refused again after its retry refreshes and retries again.
+                guard !retried || defects.contains(.unlimitedRetries) else {
                     logger.log(.notice, "request.unauthorized-after-retry", ["resource": resource])
                     throw SessionError(.unauthorized, context: "refused again after one retry with a fresh token")
                 }
@@ -59,7 +73,10 @@ extension SessionClient {
     /// While restoring, the offline policy may allow a cached resource of the stored account, marked as
     /// shown before validation. Anything else waits for validation.
     private func provisionalContent(_ resource: String) async -> ResourceContent? {
-        guard configuration.offlinePolicy.allows(resource), let (account, generation) = machine.restoringAccount() else { return nil }
+        // DEFECT cache-shown-while-restoring: any cached resource of the stored account is shown before the
+        // session is validated, not only what the declared offline policy names.
+        let allowed = configuration.offlinePolicy.allows(resource) || defects.contains(.cacheShownWhileRestoring)
+        guard allowed, let (account, generation) = machine.restoringAccount() else { return nil }
         guard let body = await cache.lookup(resource: resource, account: account) else { return nil }
         guard let (stillAccount, stillGeneration) = machine.restoringAccount(), stillAccount == account, stillGeneration == generation else { return nil }
         let content = ResourceContent(resource: resource, account: account, body: body, origin: .cacheBeforeValidation, generation: generation)

@@ -12,6 +12,13 @@ extension SessionClient {
         }
         machine.restoreFound(stored, generation: generation)
         logger.log(.info, "restore.account-established", ["account": stored.account.rawValue])
+        if defects.contains(.trustStoredToken) {
+            // DEFECT trust-stored-token: a token in storage is taken as a session (isAuthenticated = token != nil);
+            // the server is never asked.
+            let credentials = Credentials(accessToken: stored.accessToken, refreshToken: stored.refreshToken, version: 1)
+            if let validated = machine.restoreValidated(stored, credentials: credentials, generation: generation) { complete(validated) }
+            return
+        }
         await validate(stored, generation: generation)
     }
 
@@ -22,6 +29,9 @@ extension SessionClient {
             do {
                 return try await vault.load()
             } catch {
+                // DEFECT sign-out-on-locked-storage: a read that fails (the device is locked) is taken as "no
+                // token", so launch ends signed out.
+                if defects.contains(.signOutOnLockedStorage) { return SessionRecord() }
                 failures += 1
                 let failure = FailureClass(error)
                 machine.restoreStalled(failure, generation: generation)

@@ -9,15 +9,17 @@ extension SessionClient {
             logger.log(.info, "signout.ignored", ["phase": machine.snapshot.phase.rawValue])
             return
         }
-        await finish(ended)
+        // DEFECT sign-out-leaves-requests-in-flight: sign-out clears storage and state, but the requests already
+        // on the wire are left to run until their responses arrive.
+        await finish(ended, cancellingInFlight: !defects.contains(.signOutLeavesRequestsInFlight))
     }
 
     /// Performs a session end decided by the state machine (which already moved the generation on, so
     /// nothing in flight can write back).
-    func finish(_ ended: EndedSession) async {
+    func finish(_ ended: EndedSession, cancellingInFlight: Bool = true) async {
         for transition in ended.transitions { emit(transition) }
         for waiter in ended.waiters { waiter.resume(.failure(ended.error)) }
-        let cancelled = ended.waiters.count + cancelStaleInFlight(current: ended.snapshot.generation)
+        let cancelled = ended.waiters.count + (cancellingInFlight ? cancelStaleInFlight(current: ended.snapshot.generation) : 0)
         if cancelled > 0 {
             logger.log(.info, "requests.cancelled", ["count": String(cancelled), "code": ended.error.code.rawValue])
         }

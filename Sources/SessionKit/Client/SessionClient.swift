@@ -33,11 +33,15 @@ public actor SessionClient {
     public init(configuration: SessionConfiguration = SessionConfiguration(), environment: SessionEnvironment) {
         let logger = SessionLogger(sink: environment.log, clock: environment.clock)
         let generations = GenerationCounter()
-        let api = AuthAPI(transport: environment.transport, paths: configuration.paths)
+        let defects = configuration.defects
+        let api = AuthAPI(transport: environment.transport, paths: configuration.paths, defects: defects)
+        // DEFECT when-unlocked-tokens: the tokens get the Keychain default class, which a background
+        // refresh on a locked device can neither read nor write.
+        let accessibility = defects.contains(.whenUnlockedTokens) ? .whenUnlocked : configuration.credentialAccessibility
         let vault = CredentialVault(
             storage: environment.secureStorage,
             key: configuration.credentialStorageKey,
-            accessibility: configuration.credentialAccessibility,
+            accessibility: accessibility,
             generations: generations,
             logger: logger
         )
@@ -46,14 +50,21 @@ public actor SessionClient {
         self.logger = logger
         self.api = api
         self.vault = vault
-        self.cache = AccountContentCache(preferences: environment.preferences, generations: generations, logger: logger)
+        self.cache = AccountContentCache(
+            preferences: environment.preferences, generations: generations, logger: logger,
+            keyedByPathOnly: defects.contains(.cacheKeyedByPath)
+        )
         self.revocations = RevocationWorker(
             api: api, vault: vault, clock: environment.clock, random: environment.random,
-            policy: configuration.revocationBackoff, logger: logger, taskExecutor: environment.taskExecutor
+            policy: configuration.revocationBackoff, logger: logger, taskExecutor: environment.taskExecutor,
+            dropsUnreachable: defects.contains(.forgetOfflineRevocation)
         )
         self.validator = SignInInputValidator(minimumPasswordLength: configuration.minimumPasswordLength)
-        self.machine = SessionStateMachine(generations: generations)
+        self.machine = SessionStateMachine(generations: generations, defects: defects)
     }
+
+    /// The known-bad variant's defects (docs/known-bad.md); empty for the reference.
+    var defects: Set<SessionKitDefect> { configuration.defects }
 
     /// The current phase, account and generation.
     public var snapshot: SessionSnapshot { machine.snapshot }
@@ -127,7 +138,7 @@ public actor SessionClient {
         case .queued:
             logger.log(.debug, "request.waiting", ["phase": machine.snapshot.phase.rawValue])
         case .queuedStartingRefresh(let start):
-            emit(start.transition)
+            if let transition = start.transition { emit(transition) }
             logger.log(.debug, "request.waiting", ["phase": machine.snapshot.phase.rawValue])
             Task(executorPreference: environment.taskExecutor) { await self.runRefresh(start.operationID) }
         }

@@ -22,6 +22,8 @@ public struct SessionConfiguration: Sendable {
     public var offlinePolicy: OfflinePolicy
     /// Minimum sign-in password length, in characters.
     public var minimumPasswordLength: Int
+    /// Deliberate defects, for the suite's known-bad variants only (docs/known-bad.md). Empty: the reference.
+    package var defects: Set<SessionKitDefect> = []
 
     /// Creates a configuration; every default is the reference behaviour.
     public init(

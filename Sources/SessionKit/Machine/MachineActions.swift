@@ -10,7 +10,8 @@ enum AdmissionAction: Sendable {
 
 struct RefreshStart: Sendable {
     let operationID: UInt64
-    let transition: SessionTransition
+    /// `nil` only for the refresh-per-request defect, whose extra refreshes start inside `refreshing`.
+    let transition: SessionTransition?
 }
 
 /// The next step of a refresh operation.

@@ -38,9 +38,12 @@ struct SessionStateMachine: Sendable {
     private var state: State = .restoring(Restoring())
     private let generations: GenerationCounter
     private var nextOperationID: UInt64 = 1
+    /// The known-bad variant's defects (docs/known-bad.md); empty for the reference.
+    private let defects: Set<SessionKitDefect>
 
-    init(generations: GenerationCounter) {
+    init(generations: GenerationCounter, defects: Set<SessionKitDefect> = []) {
         self.generations = generations
+        self.defects = defects
     }
 
     // MARK: - Observation
@@ -57,6 +60,14 @@ struct SessionStateMachine: Sendable {
 
     /// Whether a response for `ticket` may still update storage, cache or UI.
     func isCurrent(_ ticket: RequestTicket) -> Bool {
+        // DEFECT no-generation-check-on-responses: nothing compares the response's session with the
+        // current one; any response that arrives while some session is active is taken.
+        if defects.contains(.noGenerationCheckOnResponses) {
+            switch state {
+            case .authenticated, .refreshing: return true
+            case .restoring, .signingIn, .signedOut: return false
+            }
+        }
         guard ticket.generation == generations.current else { return false }
         switch state {
         case .authenticated(let active, _), .refreshing(let active, _): return active.account == ticket.account
@@ -215,7 +226,9 @@ struct SessionStateMachine: Sendable {
         }
         switch state {
         case .authenticated(let active, var backoff) where active.account == ticket.account:
-            if active.credentials.version != ticket.credentialVersion {
+            // DEFECT no-latest-token-check: without it, a 401 for an access token already replaced starts
+            // another refresh instead of retrying with the current token.
+            if active.credentials.version != ticket.credentialVersion, !defects.contains(.noLatestTokenCheck) {
                 return .resume(waiter, .success(self.ticket(for: active)))
             }
             if backoff != nil {
@@ -225,6 +238,16 @@ struct SessionStateMachine: Sendable {
             }
             return .queuedStartingRefresh(startRefresh(active, waiter: waiter, reason: .accessTokenRejected))
         case .refreshing(let active, var operation) where active.account == ticket.account:
+            if defects.contains(.refreshPerRequest) {
+                // DEFECT refresh-per-request: this 401 refreshes on its own instead of awaiting the refresh in
+                // flight; the newest refresh takes over the waiters, and the older ones' results are dropped.
+                var own = RefreshOperation(id: nextOperationID)
+                nextOperationID += 1
+                own.waiters = operation.waiters
+                own.waiters.append(waiter)
+                state = .refreshing(active, own)
+                return .queuedStartingRefresh(RefreshStart(operationID: own.id, transition: nil))
+            }
             operation.waiters.append(waiter)
             state = .refreshing(active, operation)
             return .queued
@@ -483,6 +506,15 @@ struct SessionStateMachine: Sendable {
             return restoreFailed(reason: .signOutRequested, failure: nil, revoke: true, generation: generations.current)
         case .restoring, .signingIn, .signedOut:
             return nil
+        }
+    }
+
+    /// The session as it would be stored now; only the defects that act behind the machine's back use it
+    /// (a late refresh result written anyway, a refresh sent with the access token).
+    func activeSession() -> StoredSession? {
+        switch state {
+        case .authenticated(let active, _), .refreshing(let active, _): stored(active, active.credentials)
+        case .restoring, .signingIn, .signedOut: nil
         }
     }
 

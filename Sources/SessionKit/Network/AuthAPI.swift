@@ -6,6 +6,8 @@ import Foundation
 struct AuthAPI: Sendable {
     let transport: any HTTPTransport
     let paths: APIPaths
+    /// The known-bad variant's defects (docs/known-bad.md); empty for the reference.
+    var defects: Set<SessionKitDefect> = []
 
     enum LoginOutcome: Sendable {
         case granted(TokenGrant)
@@ -58,13 +60,19 @@ struct AuthAPI: Sendable {
         }
     }
 
-    func refresh(_ refreshToken: RefreshToken) async -> RefreshOutcome {
-        let request = jsonPost(paths.refresh, WireFormat.RefreshRequest(refresh_token: refreshToken.secretValue))
+    /// `bearer` is only ever set by the refresh-through-401-handler defect (the reference's refresh carries
+    /// no access token).
+    func refresh(_ refreshToken: RefreshToken, bearer: AccessToken? = nil) async -> RefreshOutcome {
+        var request = jsonPost(paths.refresh, WireFormat.RefreshRequest(refresh_token: refreshToken.secretValue))
+        if let bearer { request.headers["Authorization"] = "Bearer \(bearer.secretValue)" }
         switch await exchange(request) {
         case .failure(let failure):
             return .failed(failure)
         case .success(let response) where (200..<300).contains(response.status):
-            guard let grant = WireFormat.grant(from: response.body) else { return .failed(.unexpectedResponse) }
+            guard var grant = WireFormat.grant(from: response.body) else { return .failed(.unexpectedResponse) }
+            // DEFECT reuse-rotated-refresh-token: only `access_token` is read from the refresh response; the
+            // rotated refresh token is dropped and the old one is kept (and sent again next time).
+            if defects.contains(.reuseRotatedRefreshToken) { grant.refreshToken = nil }
             return .granted(grant)
         case .success(let response) where response.status == 400 || response.status == 401:
             switch WireFormat.oauthError(from: response.body) {

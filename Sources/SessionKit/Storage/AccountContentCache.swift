@@ -14,15 +14,28 @@ actor AccountContentCache {
     private let generations: GenerationCounter
     private let logger: SessionLogger
     private let lock = AsyncFIFOLock()
+    /// The cache-keyed-by-path defect (docs/known-bad.md); false for the reference.
+    private let keyedByPathOnly: Bool
 
-    init(preferences: any PreferencesStorage, generations: GenerationCounter, logger: SessionLogger) {
+    init(preferences: any PreferencesStorage, generations: GenerationCounter, logger: SessionLogger, keyedByPathOnly: Bool = false) {
         self.preferences = preferences
         self.generations = generations
         self.logger = logger
+        self.keyedByPathOnly = keyedByPathOnly
     }
 
     static func entryKey(account: AccountID, resource: String) -> String { "cache/\(account.rawValue)/\(resource)" }
     static func indexKey(account: AccountID) -> String { "cache/\(account.rawValue)/.index" }
+
+    private func entryKey(_ account: AccountID, _ resource: String) -> String {
+        // DEFECT cache-keyed-by-path: the entry is keyed by the request path alone, shared by every account.
+        keyedByPathOnly ? "cache/\(resource)" : Self.entryKey(account: account, resource: resource)
+    }
+
+    private func indexKey(_ account: AccountID) -> String {
+        // DEFECT cache-keyed-by-path: one index for every account, as the entries are shared.
+        keyedByPathOnly ? "cache/.index" : Self.indexKey(account: account)
+    }
 
     /// Stores `body` for `account`, unless `generation` is no longer current.
     func store(_ body: Data, resource: String, account: AccountID, generation: SessionGeneration) async {
@@ -38,10 +51,10 @@ actor AccountContentCache {
             // clear still removes, never data that no index lists.
             if !index.contains(resource) {
                 index.insert(resource)
-                try await preferences.setValue(Self.encode(index), for: Self.indexKey(account: account))
+                try await preferences.setValue(Self.encode(index), for: indexKey(account))
                 indexes[account] = .loaded(index)
             }
-            try await preferences.setValue(body, for: Self.entryKey(account: account, resource: resource))
+            try await preferences.setValue(body, for: entryKey(account, resource))
         } catch {
             logger.log(.warning, "cache.write-failed", ["account": account.rawValue, "resource": resource])
         }
@@ -52,7 +65,7 @@ actor AccountContentCache {
         await lock.acquire()
         defer { lock.release() }
         guard await loadIndex(account).contains(resource) else { return nil }
-        return try? await preferences.value(for: Self.entryKey(account: account, resource: resource))
+        return try? await preferences.value(for: entryKey(account, resource))
     }
 
     /// Removes every cached entry of `account`.
@@ -61,9 +74,9 @@ actor AccountContentCache {
         defer { lock.release() }
         let index = await loadIndex(account)
         for resource in index.sorted() {
-            try? await preferences.removeValue(for: Self.entryKey(account: account, resource: resource))
+            try? await preferences.removeValue(for: entryKey(account, resource))
         }
-        try? await preferences.removeValue(for: Self.indexKey(account: account))
+        try? await preferences.removeValue(for: indexKey(account))
         indexes[account] = .loaded([])
         logger.log(.info, "cache.cleared", ["account": account.rawValue, "entries": String(index.count)])
     }
@@ -73,7 +86,7 @@ actor AccountContentCache {
         case .loaded(let index):
             return index
         case .unknown:
-            let data = try? await preferences.value(for: Self.indexKey(account: account))
+            let data = try? await preferences.value(for: indexKey(account))
             let index = data.flatMap { try? JSONDecoder().decode([String].self, from: $0) }.map(Set.init) ?? []
             indexes[account] = .loaded(index)
             return index

@@ -1,0 +1,48 @@
+/// One deliberate defect of the kind a real app has, for the suite's known-bad variants
+/// (docs/known-bad.md). Package access only: the public API has no way to ask for a broken client.
+///
+/// Each case is wired as one small, commented branch at the place the real bug would live, marked
+/// `// DEFECT <raw value>:`. With `SessionConfiguration.defects` empty (the default) SessionKit is the
+/// reference and none of those branches is taken.
+package enum SessionKitDefect: String, Sendable, Hashable, CaseIterable {
+    /// Each request that gets a 401 starts a refresh of its own instead of joining the one in flight.
+    case refreshPerRequest = "refresh-per-request"
+    /// Any refresh failure (timeout, 5xx, offline) clears the session, as an explicit rejection would.
+    case signOutOnAnyRefreshFailure = "sign-out-on-any-refresh-failure"
+    /// Launch enters authenticated because a token is stored, without asking the server.
+    case trustStoredToken = "trust-stored-token"
+    /// Responses are not checked against the session generation: A's late response reaches B's screen.
+    case noGenerationCheckOnResponses = "no-generation-check-on-responses"
+    /// A refresh result that arrives after its session ended is still written to storage.
+    case noGenerationCheckOnRefreshResult = "no-generation-check-on-refresh-result"
+    /// The content cache is keyed by the request path alone, not by account.
+    case cacheKeyedByPath = "cache-keyed-by-path"
+    /// The shared refresh is resolved (waiters retry with the new token) before the new pair is written.
+    case persistAfterResolving = "persist-after-resolving"
+    /// The refresh response, access token included, is written to the log.
+    case tokenInLog = "token-in-log"
+    /// Tokens are stored with the Keychain default, when-unlocked, though background refresh needs them.
+    case whenUnlockedTokens = "when-unlocked-tokens"
+    /// A request refused again after its retry refreshes and retries again, without limit.
+    case unlimitedRetries = "unlimited-retries"
+    /// The refresh call goes through the authenticated client: it carries the access token, and its
+    /// 401 handling answers a refused refresh by refreshing again.
+    case refreshThrough401Handler = "refresh-through-401-handler"
+    /// Sign-out clears storage but leaves requests in flight running until their responses arrive.
+    case signOutLeavesRequestsInFlight = "sign-out-leaves-requests-in-flight"
+    /// Every screen whose request fails because the session ended opens its own sign-in prompt.
+    case promptPerScreen = "prompt-per-screen"
+    /// The rotated refresh token in a refresh response is ignored; the old one is sent again next time.
+    case reuseRotatedRefreshToken = "reuse-rotated-refresh-token"
+    /// Sign-in input goes to the server without local validation.
+    case noInputValidation = "no-input-validation"
+    /// A revocation that cannot reach the server (offline) is dropped instead of queued for later.
+    case forgetOfflineRevocation = "forget-offline-revocation"
+    /// Unreadable (locked) secure storage at launch is read as "no stored session": signed out.
+    case signOutOnLockedStorage = "sign-out-on-locked-storage"
+    /// A 401 for an older access token than the current one starts a refresh instead of retrying with
+    /// the current token.
+    case noLatestTokenCheck = "no-latest-token-check"
+    /// Any cached resource is shown while restoring, not only what the declared offline policy allows.
+    case cacheShownWhileRestoring = "cache-shown-while-restoring"
+}
