@@ -203,7 +203,7 @@ final class ClientDriver {
             var progressed = false
             for effect in effects.sorted(by: { Self.canonicalKey($0) < Self.canonicalKey($1) }) {
                 guard connection != nil else { return }
-                if try answer(effect) { progressed = true }
+                if try answer(effect, batch: effects) { progressed = true }
             }
             if !progressed { return }
         }
@@ -232,7 +232,7 @@ final class ClientDriver {
     }
 
     /// Answers one effect now if the world would; returns whether a reply was sent.
-    private func answer(_ effect: AdapterMessage) throws(AdapterFailure) -> Bool {
+    private func answer(_ effect: AdapterMessage, batch: [AdapterMessage]) throws(AdapterFailure) -> Bool {
         switch effect {
         case .http(let id, _, let request):
             if world.isHeld(request.path) {
@@ -244,6 +244,9 @@ final class ClientDriver {
             return true
         case .storage(let id, let operation, let key, let value, let accessibility):
             if operation == .set, let point = armedKill {
+                // The storage changes the client sent alongside this write (say, two items written in parallel)
+                // reached the runner before the kill, so they took effect; only the chosen write is discarded.
+                applySiblingWrites(of: id, in: batch)
                 if point == .beforeStorageWrite {
                     record(.writeDiscarded(effectID: id))
                     kill(reason: "killed before the storage write")
@@ -268,6 +271,20 @@ final class ClientDriver {
             return false
         default:
             return false
+        }
+    }
+
+    private func applySiblingWrites(of id: String, in batch: [AdapterMessage]) {
+        for sibling in batch {
+            switch sibling {
+            case .storage(let other, let operation, let key, let value, let accessibility) where other != id && operation != .get:
+                _ = world.storage.secure(operation, key: key, value: value, accessibility: accessibility)
+                note("secure-storage \(operation.rawValue) of '\(key)' sent in the same batch applied")
+            case .preferences(_, let operation, let key, let value) where operation != .get:
+                _ = world.storage.preference(operation, key: key, value: value)
+            default:
+                break
+            }
         }
     }
 
