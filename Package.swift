@@ -25,7 +25,7 @@ let package = Package(
         // The commands behind the CLI, as a library so tests can run them.
         .target(
             name: "SessionConformanceCommands",
-            dependencies: ["SpecModel", "SpecYAML", "ConformanceRunner", "ConformanceProtocol", "ReferenceAdapter", "ConformanceReports"]
+            dependencies: ["SpecModel", "SpecYAML", "ConformanceRunner", "ConformanceProtocol", "ReferenceAdapter", "ConformanceReports", "Mutants"]
         ),
         // Compliance reports: the report model, its writers (JSON, JUnit XML, Markdown, HTML, TAP), diff and merge.
         .target(
@@ -51,7 +51,11 @@ let package = Package(
         .target(name: "AdapterKit", dependencies: ["ConformanceProtocol"]),
         // SessionKit behind adapter protocol v1: in-process for the runner, or as its own process.
         .target(name: "ReferenceAdapter", dependencies: ["SessionKit", "AdapterKit", "ConformanceProtocol", "JSONCore"]),
-        .executableTarget(name: "ReferenceAdapterCLI", dependencies: ["ReferenceAdapter", "AdapterKit"]),
+        .executableTarget(name: "ReferenceAdapterCLI", dependencies: ["ReferenceAdapter", "AdapterKit", "Mutants"]),
+        // Faithful ports of the naive iOS, Android and Flutter code of Specs/sources/003, as hosted clients.
+        .target(name: "KnownBadClients", dependencies: ["AdapterKit", "ConformanceProtocol", "JSONCore"]),
+        // The known-bad variants by name: SessionKit with one defect each, and the 003 ports (docs/known-bad.md).
+        .target(name: "Mutants", dependencies: ["KnownBadClients", "ReferenceAdapter", "SessionKit", "AdapterKit", "ConformanceProtocol"]),
         // A deterministic world for SessionKit's tests and the runner: manual clock, scripted transport, memory storage.
         .target(name: "SessionKitTesting", dependencies: ["SessionKit"]),
 
@@ -69,6 +73,8 @@ let package = Package(
             name: "ReferenceConformanceTests",
             dependencies: ["ConformanceRunner", "ReferenceAdapter", "ConformanceProtocol", "SpecModel"]
         ),
+        // The kill matrix: every known-bad variant fails exactly its documented requirements; the reference none.
+        .testTarget(name: "MutantKillMatrixTests", dependencies: ["Mutants", "ConformanceRunner", "ConformanceProtocol", "SpecModel"]),
         .testTarget(name: "ConformanceRunnerTests", dependencies: ["ConformanceRunner", "ConformanceProtocol", "SpecModel", "JSONCore"]),
         .testTarget(name: "LoopbackHTTPTests", dependencies: ["LoopbackHTTP"]),
         // Fixtures/ holds the JUnit XSD the JUnit writer is validated against (read from disk, not bundled).

@@ -1,0 +1,155 @@
+import ConformanceProtocol
+import ConformanceRunner
+import Foundation
+import Mutants
+import SpecModel
+
+/// `session-conformance mutants`: the suite against every known-bad variant (docs/known-bad.md), in-process;
+/// prints the kill matrix and the score. A suite is worth what it rejects.
+enum MutantsCommand: Command {
+    static let name = "mutants"
+    static let summary = "Run the suite against every known-bad variant and print the kill matrix and score."
+    static let usage = "session-conformance mutants [--variant NAME]... [--jobs N] [--seed N] [--spec-root DIR] [--verbose]"
+    static let discussion = """
+        Plays every acceptance case against each known-bad client, in-process: the reference (SessionKit) with
+        exactly one defect each, and ports of the naive iOS, Android and Flutter code of the platform guide
+        (docs/known-bad.md). First the unmodified reference runs as the control and must pass everything.
+        A variant is killed when the run charges a finding to at least one requirement (a MUST fails, or a
+        SHOULD warns). For each variant the matrix shows whether it was killed, the requirements it was
+        expected to fail and killed by, and the others it failed ('!' marks one its entry does not document).
+        The score is killed / total. Exit 0 only when the control passes, every variant is killed, and every
+        variant fails at least its expected requirements.
+        """
+    static let options = [
+        OptionSpec(name: "variant", kind: .value(placeholder: "NAME"), help: "Run only this variant (repeatable)."),
+        OptionSpec(name: "jobs", kind: .value(placeholder: "N"), help: "Cases run in parallel within each run (default 1)."),
+        OptionSpec(name: "seed", kind: .value(placeholder: "N"), help: "The world's seed (default 1)."),
+        OptionSpec(name: "spec-root", kind: .value(placeholder: "DIR"), help: "The spec folder (default Specs)."),
+        OptionSpec(name: "verbose", kind: .flag, help: "Also print each finding of each variant."),
+        OptionSpec(name: "list", kind: .flag, help: "List the variants and their defects, and run nothing."),
+    ]
+
+    /// One row of the matrix.
+    struct Row {
+        let mutant: Mutant
+        let failed: Set<String>
+        let errored: [String]
+        let result: RunResult
+
+        var killed: Bool { !failed.isEmpty }
+        var killedBy: [String] { mutant.expected.filter(failed.contains) }
+        var expectedMet: Bool { killedBy.count == mutant.expected.count }
+        var others: [String] { failed.subtracting(mutant.expected).sorted() }
+    }
+
+    static func run(_ arguments: ParsedArguments, console: any Console) throws -> ExitCode {
+        guard arguments.positionals.isEmpty else {
+            throw UsageError("unexpected argument '\(arguments.positionals[0])'", hint: "mutants takes options only")
+        }
+        if arguments.flags.contains("list") {
+            console.out(MutantRegistry.all.map { "\($0.name.padding(toLength: 40, withPad: " ", startingAt: 0)) \($0.kind.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0)) \($0.defect)" }
+                .joined(separator: "\n") + "\n")
+            return .success
+        }
+        let jobs = try number(arguments, "jobs", default: 1)
+        guard jobs >= 1 else { throw UsageError("--jobs must be at least 1") }
+        let seed = try number(arguments, "seed", default: 1)
+        let names = arguments.values["variant"] ?? []
+        var mutants = MutantRegistry.all
+        if !names.isEmpty {
+            for name in names where MutantRegistry.named(name) == nil {
+                let hint = Suggestion.closest(to: name, among: MutantRegistry.all.map(\.name)).map { "did you mean '\($0)'?" }
+                    ?? "'session-conformance mutants --list' lists them"
+                throw UsageError("unknown variant '\(name)'", hint: hint)
+            }
+            mutants = mutants.filter { names.contains($0.name) }
+        }
+        let specRoot = arguments.value("spec-root") ?? "Specs"
+        let lint = SpecLinter.lint(paths: [specRoot], specRoot: specRoot)
+        guard lint.errorCount == 0 else {
+            console.err(lint.rendered())
+            console.err("mutants: the specs have \(lint.errorCount) error\(lint.errorCount == 1 ? "" : "s"); fix them first (session-conformance lint)\n")
+            return .specOrUsageError
+        }
+        let options = RunOptions(seed: UInt64(seed), jobs: jobs)
+        func suite(_ description: String, _ make: @escaping @Sendable () -> any InProcessClient) -> RunResult {
+            if console.isTerminal { console.err("\r\u{1B}[K\(description)") }
+            return SuiteRunner(bundle: lint.bundle, launcher: InProcessLauncher(description: description, make: make)).run(options)
+        }
+
+        let control = suite("reference (control)", MutantRegistry.reference)
+        let controlFailures = failedRequirements(control)
+        let controlPasses = controlFailures.isEmpty && control.mustRequirementsPass
+            && control.outcomes.allSatisfy { $0.status == .pass || $0.status == .skipped }
+        let rows = mutants.map { mutant in
+            let result = suite(mutant.name, mutant.make)
+            return Row(mutant: mutant, failed: failedRequirements(result),
+                       errored: result.outcomes.filter { $0.status == .error }.map(\.caseID), result: result)
+        }
+        if console.isTerminal { console.err("\r\u{1B}[K") }
+
+        var lines = [controlPasses
+            ? "control: the unmodified reference passes every case and every requirement"
+            : "control: the unmodified reference FAILS \(controlFailures.sorted().joined(separator: ", ")); the matrix below means nothing until it passes",
+                     ""]
+        lines += matrix(rows)
+        let killed = rows.filter(\.killed).count
+        let percent = rows.isEmpty ? 0 : Int((Double(killed) / Double(rows.count) * 100).rounded(.down))
+        lines.append("")
+        let short = rows.filter { !$0.expectedMet }
+        if !short.isEmpty {
+            lines.append("not failing their expected requirements: " + short.map {
+                "\($0.mutant.name) (survives on \(Set($0.mutant.expected).subtracting($0.failed).sorted().joined(separator: ", ")))"
+            }.joined(separator: "; "))
+        }
+        let errored = rows.filter { !$0.errored.isEmpty }
+        if !errored.isEmpty {
+            lines.append("cases that errored: " + errored.map { "\($0.mutant.name) (\($0.errored.joined(separator: ", ")))" }.joined(separator: "; "))
+        }
+        lines.append("score: \(killed) / \(rows.count) killed (\(percent)%)")
+        if arguments.flags.contains("verbose") {
+            for row in rows { lines += ["", "\(row.mutant.name):"] + findings(row.result) }
+        }
+        console.out(lines.joined(separator: "\n") + "\n")
+        return controlPasses && killed == rows.count && short.isEmpty ? .success : .conformanceFailure
+    }
+
+    /// Requirements the run charged a finding to: `fail` for MUST, `warn` for SHOULD and MAY.
+    static func failedRequirements(_ result: RunResult) -> Set<String> {
+        Set(result.requirements.filter { $0.status == .fail || $0.status == .warn }.map(\.id))
+    }
+
+    static func matrix(_ rows: [Row]) -> [String] {
+        let nameWidth = max(8, rows.map(\.mutant.name.count).max() ?? 0) + 2
+        func column(_ text: String, _ width: Int) -> String { text.padding(toLength: max(width, text.count + 1), withPad: " ", startingAt: 0) }
+        var lines = [column("variant", nameWidth) + column("kind", 8) + column("killed", 8) + column("expected", 10)
+            + "killed by (expected requirements failed) | also failed"]
+        for row in rows {
+            let documented = row.mutant.documentedFailures
+            let others = row.others.map { documented.contains($0) ? $0 : $0 + "!" }
+            lines.append(column(row.mutant.name, nameWidth) + column(row.mutant.kind.rawValue, 8)
+                + column(row.killed ? "yes" : "NO", 8) + column(row.expectedMet ? "yes" : "NO", 10)
+                + (row.killedBy.isEmpty ? "-" : row.killedBy.joined(separator: ", "))
+                + (others.isEmpty ? "" : " | " + others.joined(separator: ", ")))
+        }
+        return lines
+    }
+
+    /// Each failing case with its findings, each once, with the requirements it is charged to.
+    static func findings(_ result: RunResult) -> [String] {
+        result.outcomes.filter { !$0.findings.isEmpty || $0.status == .error }.flatMap { outcome in
+            var seen: Set<String> = []
+            let lines = outcome.findings.compactMap { finding -> String? in
+                let line = "    [\(finding.requirements.joined(separator: ", "))] step \(finding.step + 1), \(finding.check): \(finding.message)"
+                return seen.insert(line).inserted ? line : nil
+            }
+            return ["  \(outcome.caseID)" + (outcome.status == .error ? " (error: \(outcome.reason ?? ""))" : "")] + lines
+        }
+    }
+
+    private static func number(_ arguments: ParsedArguments, _ name: String, default fallback: Int) throws -> Int {
+        guard let text = arguments.value(name) else { return fallback }
+        guard let value = Int(text), value >= 0 else { throw UsageError("--\(name) takes a whole number, not '\(text)'") }
+        return value
+    }
+}
