@@ -3,8 +3,10 @@ import SpecYAML
 import Testing
 
 /// libyaml's parser, its event and our copy of the input are freed by their Swift owner. A leak of any of
-/// them grows the resident set by at least the input's size per load; 5,000 loads of a 40 KB file would
-/// leak 200 MB. The bound below is a few MB of allocator noise. (valgrind: see docs/spec-format.md.)
+/// them grows the resident set by at least the input's size per load; 2,000 loads of a 40 KB file would
+/// leak 80 MB. The bound below is a few MB of allocator noise. Other suites run in the same process at the
+/// same time and allocate too, so the test measures three rounds and keeps the smallest growth: a leak
+/// grows every round, another test's allocations do not land in all three. (valgrind: see docs/spec-format.md.)
 @Suite("Loader memory")
 struct MemoryTests {
     static func residentBytes() -> Int {
@@ -19,10 +21,14 @@ struct MemoryTests {
         let bytes = Array(("items:\n" + String(repeating: line, count: 600)).utf8)
         #expect(bytes.count > 40_000)
         for _ in 0..<200 { _ = YAMLLoader.load(bytes, file: "warm.yaml") }
-        let before = Self.residentBytes()
-        for _ in 0..<5_000 { _ = YAMLLoader.load(bytes, file: "load.yaml") }
-        let growth = Self.residentBytes() - before
-        #expect(before > 0)
-        #expect(growth < 16 * 1024 * 1024, "resident memory grew by \(growth) bytes")
+        #expect(Self.residentBytes() > 0)
+        var growths: [Int] = []
+        for _ in 0..<3 {
+            let before = Self.residentBytes()
+            for _ in 0..<2_000 { _ = YAMLLoader.load(bytes, file: "load.yaml") }
+            growths.append(Self.residentBytes() - before)
+        }
+        let growth = growths.min() ?? 0
+        #expect(growth < 16 * 1024 * 1024, "resident memory grew by at least \(growth) bytes in each round: \(growths)")
     }
 }
