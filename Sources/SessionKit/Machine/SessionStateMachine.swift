@@ -198,18 +198,21 @@ struct SessionStateMachine: Sendable {
         switch state {
         case .restoring(var restoring):
             guard restoring.launched else { return .resume(waiter, .failure(SessionError(.notLaunched, context: "call launch() first"))) }
+            releaseStateCopy()
             restoring.waiters.append(waiter)
             state = .restoring(restoring)
             return .queued
         case .authenticated(let active, var backoff):
             guard active.credentials.needsRefresh(at: now) else { return .resume(waiter, .success(ticket(for: active))) }
             if backoff != nil {
+                releaseStateCopy()
                 backoff!.waiters.append(waiter)
                 state = .authenticated(active, backoff: backoff)
                 return .queued
             }
             return .queuedStartingRefresh(startRefresh(active, waiter: waiter, reason: .accessTokenExpiring))
         case .refreshing(let active, var operation):
+            releaseStateCopy()
             operation.waiters.append(waiter)
             state = .refreshing(active, operation)
             return .queued
@@ -232,6 +235,7 @@ struct SessionStateMachine: Sendable {
                 return .resume(waiter, .success(self.ticket(for: active)))
             }
             if backoff != nil {
+                releaseStateCopy()
                 backoff!.waiters.append(waiter)
                 state = .authenticated(active, backoff: backoff)
                 return .queued
@@ -248,6 +252,7 @@ struct SessionStateMachine: Sendable {
                 state = .refreshing(active, own)
                 return .queuedStartingRefresh(RefreshStart(operationID: own.id, transition: nil))
             }
+            releaseStateCopy()
             operation.waiters.append(waiter)
             state = .refreshing(active, operation)
             return .queued
@@ -272,12 +277,14 @@ struct SessionStateMachine: Sendable {
         switch state {
         case .authenticated(let active, var backoff):
             if backoff != nil {
+                releaseStateCopy()
                 backoff!.waiters.append(waiter)
                 state = .authenticated(active, backoff: backoff)
                 return .queued
             }
             return .queuedStartingRefresh(startRefresh(active, waiter: waiter, reason: .backgroundRefresh))
         case .refreshing(let active, var operation):
+            releaseStateCopy()
             operation.waiters.append(waiter)
             state = .refreshing(active, operation)
             return .queued
@@ -529,10 +536,18 @@ struct SessionStateMachine: Sendable {
         return SessionTransition(id: id, account: account, generation: generations.current, reason: reason, failureClass: failure)
     }
 
+    /// The payload bound out of `state` shares its storage with `state`, so appending a waiter to it would
+    /// copy every waiter already queued: a thousand concurrent 401s would cost a million copies. Dropping
+    /// `state`'s reference first makes the append in place; the caller stores the payload back at once.
+    private mutating func releaseStateCopy() {
+        state = .signedOut
+    }
+
     private mutating func startRefresh(_ active: Active, waiter: Waiter<Admission>, reason: TransitionReason) -> RefreshStart {
         let transition = fire(.refreshStarted, account: active.account, reason: reason)
         var operation = RefreshOperation(id: nextOperationID)
         nextOperationID += 1
+        releaseStateCopy()
         operation.waiters.append(waiter)
         state = .refreshing(active, operation)
         return RefreshStart(operationID: operation.id, transition: transition)
