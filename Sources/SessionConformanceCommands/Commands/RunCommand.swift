@@ -184,6 +184,7 @@ enum ReferenceAdapterExecutable {
     static var commandLine: String {
         let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         let sibling = executable.deletingLastPathComponent().appendingPathComponent("session-conformance-reference-adapter")
-        return "'" + sibling.path.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        // `exec`: the shell becomes the adapter instead of waiting on it as a second process.
+        return "exec '" + sibling.path.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 }
