@@ -51,13 +51,7 @@ let package = Package(
         .target(name: "AdapterKit", dependencies: ["ConformanceProtocol"]),
         // SessionKit behind adapter protocol v1: in-process for the runner, or as its own process.
         .target(name: "ReferenceAdapter", dependencies: ["SessionKit", "AdapterKit", "ConformanceProtocol", "JSONCore"]),
-        .executableTarget(
-            name: "ReferenceAdapterCLI",
-            dependencies: ["ReferenceAdapter", "AdapterKit", "Mutants"],
-            // The runner starts this process once per case and after every kill: linked statically in release,
-            // it starts in about half the time (docs/performance.md).
-            linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]
-        ),
+        .executableTarget(name: "ReferenceAdapterCLI", dependencies: ["ReferenceAdapter", "AdapterKit", "Mutants"]),
         // Faithful ports of the naive iOS, Android and Flutter code of Specs/sources/003, as hosted clients.
         .target(name: "KnownBadClients", dependencies: ["AdapterKit", "ConformanceProtocol", "JSONCore"]),
         // The known-bad variants by name: SessionKit with one defect each, and the 003 ports (docs/known-bad.md).
