@@ -81,6 +81,10 @@ extension JSONValue {
 
     /// A JSON string literal for `text`, escaping quotes, backslashes and control characters.
     public static func quoted(_ text: String) -> String {
+        // Most strings need no escape: copy them whole.
+        if !text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 == 0xE2 }) {
+            return "\"" + text + "\""
+        }
         var output = "\""
         for scalar in text.unicodeScalars {
             switch scalar {

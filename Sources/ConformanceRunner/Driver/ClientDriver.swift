@@ -201,7 +201,8 @@ final class ClientDriver {
                 }
             }
             var progressed = false
-            for effect in effects.sorted(by: { Self.canonicalKey($0) < Self.canonicalKey($1) }) {
+            let ordered = effects.map { (key: Self.canonicalKey($0), effect: $0) }.sorted { $0.key < $1.key }.map(\.effect)
+            for effect in ordered {
                 guard connection != nil else { return }
                 if try answer(effect, batch: effects) { progressed = true }
             }

@@ -22,10 +22,12 @@ public struct TokenVault: Sendable {
     private(set) var tokens: [IssuedToken] = []
     private var byValue: [String: Int] = [:]
     private var counters: [IssuedToken.Kind: Int] = [:]
-    /// Every run of `fragmentLength` characters of every token, to find fragments in one pass over a text.
-    private var grams: [String: Set<Int>] = [:]
+    /// Every run of `fragmentLength` bytes of every token (tokens are ASCII), packed into one integer, to
+    /// find fragments in a single pass over a text's bytes.
+    private var grams: [UInt64: Set<Int>] = [:]
 
     /// The shortest run of a token's characters that counts as leaking it.
+    /// (Eight: one `UInt64` holds the window `leaked(in:)` rolls over a text.)
     public static let fragmentLength = 8
 
     init(seed: UInt64) { random = SeededRandom(seed: seed) }
@@ -38,9 +40,9 @@ public struct TokenVault: Sendable {
             value: "\(kind == .access ? "sat" : "srt")_\(body)", kind: kind, number: counters[kind]!, account: account,
             family: family, issuedAt: time, expiresAt: lifetime.map { time + $0 })
         byValue[token.value] = tokens.count
-        let characters = Array(body)
-        for start in 0...(characters.count - Self.fragmentLength) {
-            grams[String(characters[start..<start + Self.fragmentLength]), default: []].insert(tokens.count)
+        let bytes = Array(body.utf8)
+        for start in 0...(bytes.count - Self.fragmentLength) {
+            grams[Self.pack(bytes[start..<start + Self.fragmentLength]), default: []].insert(tokens.count)
         }
         tokens.append(token)
         return token
@@ -52,13 +54,21 @@ public struct TokenVault: Sendable {
 
     /// The tokens whose value, or a fragment of at least `fragmentLength` characters of it, occurs in `text`.
     public func leaked(in text: String) -> [IssuedToken] {
-        let characters = Array(text)
-        guard characters.count >= Self.fragmentLength, !grams.isEmpty else { return [] }
+        guard !grams.isEmpty else { return [] }
         var found: Set<Int> = []
-        for start in 0...(characters.count - Self.fragmentLength) {
-            if let owners = grams[String(characters[start..<start + Self.fragmentLength])] { found.formUnion(owners) }
+        var window: UInt64 = 0
+        var filled = 0
+        for byte in text.utf8 {
+            window = (window << 8) | UInt64(byte)
+            filled += 1
+            if filled >= Self.fragmentLength, let owners = grams[window] { found.formUnion(owners) }
         }
         return found.sorted().map { tokens[$0] }
+    }
+
+    /// Eight bytes as one integer, the first byte highest, as `leaked(in:)` rolls its window.
+    private static func pack(_ bytes: ArraySlice<UInt8>) -> UInt64 {
+        bytes.reduce(0) { ($0 << 8) | UInt64($1) }
     }
 
     /// Every token value in `text` replaced by its handle, and every fragment of one by `<at#2 fragment>`.
