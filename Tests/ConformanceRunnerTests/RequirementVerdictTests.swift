@@ -44,9 +44,7 @@ struct RequirementVerdictTests {
         #expect(verdict.findings.map(\.caseID) == ["refresh-once"])
         #expect(verdict.cases.map(\.id) == ["refresh-once"])
         #expect(!result.mustRequirementsPass)
-        let summary = RunSummary(result: result, command: "session-conformance run").rendered()
-        #expect(summary.contains("FAIL     MUST   REFRESH-NOT-THROUGH-401-HANDLER"), "\(summary)")
-        #expect(summary.contains("reproduce: session-conformance run --case refresh-once --seed 1"))
+        #expect(verdict.findings.allSatisfy { !$0.finding.evidence.isEmpty })
     }
 
     @Test("a SHOULD requirement with a finding is a warning, not a failure")
