@@ -391,6 +391,26 @@ struct DriverAndWorldTests {
         return response.body["refresh_token"]?.string
     }
 
+    @Test("the API server authorizes every request: a valid token reaching another account's data gets 403")
+    func otherAccountsDataIsForbidden() throws {
+        var world = World(seed: 1)
+        guard case .response(let login) = world.serve(HTTPRequestMessage(
+            method: "POST", path: "/auth/login",
+            body: ["email": "alice@example.com", "password": "correct horse battery"])) else {
+            Issue.record("login failed")
+            return
+        }
+        let token = try #require(login.body["access_token"]?.string)
+        func get(_ path: String) -> Int? {
+            guard case .response(let response) = world.serve(HTTPRequestMessage(
+                method: "GET", path: path, headers: ["Authorization": "Bearer \(token)"])) else { return nil }
+            return response.status
+        }
+        #expect(get("/accounts/acct-alice/resources/inbox") == 200)
+        #expect(get("/accounts/acct-bob/resources/inbox") == 403)
+        #expect(get("/resources/inbox") == 200)
+    }
+
     @Test("without a reuse interval, a rotated refresh token is refused and its family revoked, even at the same instant")
     func noReuseIntervalRefusesAtOnce() throws {
         var world = World(seed: 1)

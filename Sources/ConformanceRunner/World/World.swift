@@ -110,6 +110,18 @@ public struct World: Sendable {
         case ("GET", let path) where path.hasPrefix("/resources/"):
             let name = String(path.dropFirst("/resources/".count))
             return authorizedAccount(request).map { .response(api.resource(name, for: $0)) } ?? unauthorized(request)
+        case ("GET", let path) where path.hasPrefix("/accounts/"):
+            // `/accounts/{account_id}/resources/{name}`: the server authorizes every request, so a valid token
+            // that reaches another account's data is refused.
+            let parts = path.split(separator: "/", omittingEmptySubsequences: true)
+            guard parts.count == 4, parts[2] == "resources" else {
+                return .response(HTTPResponseMessage(status: 404, body: ["error": "not_found"]))
+            }
+            guard let account = authorizedAccount(request) else { return unauthorized(request) }
+            guard account.id == parts[1] else {
+                return .response(HTTPResponseMessage(status: 403, body: ["error": "forbidden"]))
+            }
+            return .response(api.resource(String(parts[3]), for: account))
         default:
             return .response(HTTPResponseMessage(status: 404, body: ["error": "not_found"]))
         }
