@@ -59,15 +59,18 @@ let package = Package(
         // A deterministic world for SessionKit's tests and the runner: manual clock, scripted transport, memory storage.
         .target(name: "SessionKitTesting", dependencies: ["SessionKit"]),
 
+        // Test support: runs python3 for the tests that check files with python jsonschema.
+        .target(name: "PythonRunner", path: "Tests/Support/PythonRunner"),
+
         .testTarget(name: "SpecYAMLTests", dependencies: ["SpecYAML"]),
         .testTarget(
             name: "SpecModelTests",
-            dependencies: ["SpecModel", "SpecYAML"],
+            dependencies: ["SpecModel", "SpecYAML", "PythonRunner"],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(name: "SessionConformanceCommandsTests", dependencies: ["SessionConformanceCommands"]),
         .testTarget(name: "SessionKitTests", dependencies: ["SessionKit", "SessionKitTesting"]),
-        .testTarget(name: "ConformanceProtocolTests", dependencies: ["ConformanceProtocol"]),
+        .testTarget(name: "ConformanceProtocolTests", dependencies: ["ConformanceProtocol", "PythonRunner"]),
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
         .testTarget(
             name: "ReferenceConformanceTests",

@@ -1,5 +1,6 @@
 import ConformanceProtocol
 import Foundation
+import PythonRunner
 import Testing
 
 // The JSON Schemas in Specs/schema/protocol/ must agree with the Swift encoders and decoders, which are
@@ -430,11 +431,6 @@ private struct SchemaDocument {
     }
 }
 
-/// Why the validator cannot run at all; thrown so the test fails with the reason instead of passing.
-private struct SetupError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
 
 private struct Verdict {
     let isValid: Bool
@@ -447,7 +443,7 @@ private enum ProtocolValidator {
 
     /// Verdicts by name. Names must be unique; every line is checked against its direction's schema.
     static func validate(_ lines: [(name: String, direction: Direction, line: String)]) throws -> [String: Verdict] {
-        try requireJSONSchema()
+        try Python.requireJSONSchema(for: "the protocol schema tests")
         let names = lines.map(\.name)
         try #require(Set(names).count == names.count, "sample names must be unique: \(names)")
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("protocol-schema-\(UUID().uuidString)")
@@ -464,7 +460,7 @@ private enum ProtocolValidator {
                 try Data(line.line.utf8).write(to: file)
                 pending[file.path] = line.name
             }
-            let output = try python([script.path, direction.schema.path] + pending.keys.sorted())
+            let output = try Python.run([script.path, direction.schema.path] + pending.keys.sorted())
             try #require(output.status == 0, """
                 validate_schema.py failed on \(direction.schemaFile) (exit \(output.status)):
                 \(output.stderr)
@@ -495,49 +491,5 @@ private enum ProtocolValidator {
         return verdicts
     }
 
-    /// Fails with instructions when python3 or its jsonschema package is missing, rather than passing silently.
-    private static func requireJSONSchema() throws {
-        let install = "install it with 'pip install jsonschema' or 'apt-get install python3-jsonschema'"
-        let probe: (status: Int32, stdout: String, stderr: String)
-        do {
-            probe = try python(["-c", "import jsonschema"])
-        } catch {
-            throw SetupError("cannot run python3 through /usr/bin/env (\(error)); install python3, then jsonschema: \(install)")
-        }
-        if probe.status == 127 {
-            throw SetupError("python3 is not on PATH; install python3, then the jsonschema package: \(install)")
-        }
-        if probe.status != 0 {
-            throw SetupError("""
-                the protocol schema tests need the Python package 'jsonschema' in the python3 on PATH; \(install) \
-                (python3 said: \(probe.stderr.split(separator: "\n").last.map(String.init) ?? "nothing"))
-                """)
-        }
-    }
 
-    /// Runs `python3` (found through `/usr/bin/env`) and collects its output through files, so neither pipe can fill.
-    private static func python(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("protocol-schema-run-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: scratch) }
-        let outURL = scratch.appendingPathComponent("stdout")
-        let errURL = scratch.appendingPathComponent("stderr")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let out = try FileHandle(forWritingTo: outURL)
-        let err = try FileHandle(forWritingTo: errURL)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3"] + arguments
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        try out.close()
-        try err.close()
-        let stdout = String(decoding: try Data(contentsOf: outURL), as: UTF8.self)
-        let stderr = String(decoding: try Data(contentsOf: errURL), as: UTF8.self)
-        return (process.terminationStatus, stdout, stderr)
-    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PythonRunner
 import SpecModel
 import SpecYAML
 import Testing
@@ -213,11 +214,6 @@ private struct Instance {
     }
 }
 
-/// Why the validator cannot run at all; thrown so the test fails with the reason instead of passing.
-private struct SetupError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
 
 /// One validator's answer for one instance against one schema.
 private struct Verdict {
@@ -230,7 +226,7 @@ private struct SchemaRun {
     let folder: URL
 
     init() throws {
-        try Self.requireJSONSchema()
+        try Python.requireJSONSchema(for: "the schema agreement tests")
         folder = FileManager.default.temporaryDirectory
             .appendingPathComponent("schema-agreement-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -252,7 +248,7 @@ private struct SchemaRun {
                 try Data(instance.json.utf8).write(to: json)
                 sources[json.path] = instance.source
             }
-            let output = try Self.python([Paths.validator.path, kind.schema.path] + sources.keys.sorted())
+            let output = try Python.run([Paths.validator.path, kind.schema.path] + sources.keys.sorted())
             try #require(output.status == 0, """
                 validate_schema.py failed on \(kind.schemaFile) (exit \(output.status)):
                 \(output.stderr)
@@ -281,49 +277,5 @@ private struct SchemaRun {
         return verdicts
     }
 
-    /// Fails with instructions when python3 or its jsonschema package is missing, rather than passing silently.
-    private static func requireJSONSchema() throws {
-        let install = "install it with 'pip install jsonschema' or 'apt-get install python3-jsonschema'"
-        let probe: (status: Int32, stdout: String, stderr: String)
-        do {
-            probe = try python(["-c", "import jsonschema"])
-        } catch {
-            throw SetupError("cannot run python3 through /usr/bin/env (\(error)); install python3, then jsonschema: \(install)")
-        }
-        if probe.status == 127 {
-            throw SetupError("python3 is not on PATH; install python3, then the jsonschema package: \(install)")
-        }
-        if probe.status != 0 {
-            throw SetupError("""
-                the schema agreement tests need the Python package 'jsonschema' in the python3 on PATH; \(install) \
-                (python3 said: \(probe.stderr.split(separator: "\n").last.map(String.init) ?? "nothing"))
-                """)
-        }
-    }
 
-    /// Runs `python3` (found through `/usr/bin/env`) and collects its output through files, so neither pipe can fill.
-    private static func python(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("schema-agreement-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: scratch) }
-        let outURL = scratch.appendingPathComponent("stdout")
-        let errURL = scratch.appendingPathComponent("stderr")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let out = try FileHandle(forWritingTo: outURL)
-        let err = try FileHandle(forWritingTo: errURL)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3"] + arguments
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        try out.close()
-        try err.close()
-        let stdout = String(decoding: try Data(contentsOf: outURL), as: UTF8.self)
-        let stderr = String(decoding: try Data(contentsOf: errURL), as: UTF8.self)
-        return (process.terminationStatus, stdout, stderr)
-    }
 }
