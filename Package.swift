@@ -36,9 +36,11 @@ let package = Package(
         // Adapter protocol v1: message types, JSON values, the JSON-lines framer.
         .target(name: "ConformanceProtocol", dependencies: ["JSONCore"]),
         // A small, bounded HTTP/1.1 server on 127.0.0.1 (POSIX sockets, one poll thread) for loopback mode.
-        .target(name: "LoopbackHTTP"),
+        .target(name: "LoopbackHTTP", dependencies: ["POSIXSync"]),
+        // A mutex with a condition variable and monotonic deadlines, for the threads that wait on pipes and sockets.
+        .target(name: "POSIXSync"),
         // Adapter processes: spawn, line I/O with timeouts, stderr capture, SIGKILL.
-        .target(name: "AdapterProcess", dependencies: ["ConformanceProtocol"]),
+        .target(name: "AdapterProcess", dependencies: ["ConformanceProtocol", "POSIXSync"]),
         // The runner: the simulated world, connections to the client, the trace, oracles and verdicts.
         .target(
             name: "ConformanceRunner",

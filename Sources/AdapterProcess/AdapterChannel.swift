@@ -1,3 +1,4 @@
+import POSIXSync
 import ConformanceProtocol
 
 /// What the adapter's threads share: the lines read from stdout, how stdout ended, the exit status, the

@@ -1,3 +1,4 @@
+import POSIXSync
 import ConformanceProtocol
 #if canImport(Glibc)
 import Glibc

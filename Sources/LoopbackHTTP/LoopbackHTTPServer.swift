@@ -1,3 +1,4 @@
+import POSIXSync
 import Foundation
 
 #if canImport(Glibc)
@@ -61,7 +62,7 @@ public final class LoopbackHTTPServer: Sendable {
 
     /// Waits until ``receivedCount`` reaches `count` or `timeout` passes; returns the count then.
     public func waitForReceived(atLeast count: Int, timeout: Duration) -> Int {
-        let deadline = Monotonic.now() + Monotonic.nanoseconds(timeout)
+        let deadline = MonotonicDeadline.after(timeout)
         return shared.lock.withLock {
             _ = shared.lock.wait(until: deadline) { shared.received >= count }
             return shared.received
@@ -104,7 +105,7 @@ public final class LoopbackHTTPServer: Sendable {
         }
         guard first else { return }
         wake()
-        let deadline = Monotonic.now() + 5_000_000_000
+        let deadline = MonotonicDeadline.after(.seconds(5))
         shared.lock.withLock { _ = shared.lock.wait(until: deadline) { shared.stopped } }
         close(wakeWrite)
     }
@@ -192,7 +193,7 @@ private final class EventLoop {
                 shutDown()
                 return
             }
-            let now = Monotonic.now()
+            let now = MonotonicDeadline.now()
             var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
             let accepting = connections.count < limits.maxConnections && now >= acceptPausedUntil
             if accepting { fds.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0)) }
@@ -219,7 +220,7 @@ private final class EventLoop {
                 }
             }
             carryOutCommands()
-            expire(now: Monotonic.now())
+            expire(now: MonotonicDeadline.now())
         }
     }
 
@@ -231,12 +232,12 @@ private final class EventLoop {
             guard let fd else {
                 if error == EMFILE || error == ENFILE || error == ENOBUFS || error == ENOMEM {
                     note("loopback: cannot accept a connection (\(Socket.describe(error))); retrying shortly")
-                    acceptPausedUntil = Monotonic.now() + 100_000_000
+                    acceptPausedUntil = MonotonicDeadline.now() + 100_000_000
                 }
                 return
             }
             connectionCounter += 1
-            connections[fd] = Connection(fd: fd, number: connectionCounter, now: Monotonic.now())
+            connections[fd] = Connection(fd: fd, number: connectionCounter, now: MonotonicDeadline.now())
         }
     }
 
@@ -256,7 +257,7 @@ private final class EventLoop {
             let count = readBuffer.withUnsafeMutableBytes { recv(connection.fd, $0.baseAddress, $0.count, 0) }
             if count > 0 {
                 total += count
-                connection.lastActivity = Monotonic.now()
+                connection.lastActivity = MonotonicDeadline.now()
                 if connection.lingerUntil == nil && connection.last == nil {
                     if connection.input.isEmpty { connection.requestStarted = connection.lastActivity }
                     connection.input.append(contentsOf: readBuffer[0..<count])
@@ -292,7 +293,7 @@ private final class EventLoop {
                 return
             case .request(let parsed):
                 connection.input.removeFirst(parsed.consumed)
-                connection.requestStarted = connection.input.isEmpty ? nil : Monotonic.now()
+                connection.requestStarted = connection.input.isEmpty ? nil : MonotonicDeadline.now()
                 let exchange = shared.lock.withLock {
                     shared.nextExchange += 1
                     let request = LoopbackHTTPRequest(
@@ -356,7 +357,7 @@ private final class EventLoop {
             }
             if count == 0 { break }
             connection.written += count
-            connection.lastActivity = Monotonic.now()
+            connection.lastActivity = MonotonicDeadline.now()
         }
         if !connection.hasOutput {
             connection.output = []
@@ -365,7 +366,7 @@ private final class EventLoop {
                 guard connection.lingerUntil == nil else { return }
                 // Half-close and keep reading a moment, so the client reads the response before the close.
                 shutdown(connection.fd, Int32(SHUT_WR))
-                connection.lingerUntil = Monotonic.now() + 1_000_000_000
+                connection.lingerUntil = MonotonicDeadline.now() + 1_000_000_000
                 if connection.peerClosed { drop(connection) }
             } else if connection.peerClosed && connection.order.isEmpty {
                 drop(connection)
@@ -396,10 +397,10 @@ private final class EventLoop {
             if let linger = connection.lingerUntil {
                 if now >= linger { drop(connection) }
             } else if let started = connection.requestStarted, connection.last == nil,
-                      now >= started + Monotonic.nanoseconds(limits.requestTimeout) {
+                      now >= started + MonotonicDeadline.nanoseconds(limits.requestTimeout) {
                 refuse(connection, status: 408, reason: "the request did not arrive within \(limits.requestTimeout)")
             } else if connection.order.isEmpty && connection.input.isEmpty && !connection.hasOutput
-                        && now >= connection.lastActivity + Monotonic.nanoseconds(limits.idleTimeout) {
+                        && now >= connection.lastActivity + MonotonicDeadline.nanoseconds(limits.idleTimeout) {
                 drop(connection)
             }
         }
@@ -412,9 +413,9 @@ private final class EventLoop {
             if let linger = connection.lingerUntil {
                 nearest = min(nearest, linger)
             } else if let started = connection.requestStarted {
-                nearest = min(nearest, started + Monotonic.nanoseconds(limits.requestTimeout))
+                nearest = min(nearest, started + MonotonicDeadline.nanoseconds(limits.requestTimeout))
             } else if connection.order.isEmpty {
-                nearest = min(nearest, connection.lastActivity + Monotonic.nanoseconds(limits.idleTimeout))
+                nearest = min(nearest, connection.lastActivity + MonotonicDeadline.nanoseconds(limits.idleTimeout))
             }
         }
         return nearest <= now ? 0 : Int32(clamping: (nearest - now + 999_999) / 1_000_000)

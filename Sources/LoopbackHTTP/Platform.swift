@@ -6,77 +6,7 @@ import Musl
 import Darwin
 #endif
 
-/// A mutex with one condition variable; timed waits run on the monotonic clock.
-final class ConditionLock: @unchecked Sendable {
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-
-    init() {
-        mutex.initialize(to: pthread_mutex_t())
-        condition.initialize(to: pthread_cond_t())
-        pthread_mutex_init(mutex, nil)
-        var attributes = pthread_condattr_t()
-        pthread_condattr_init(&attributes)
-        #if !canImport(Darwin)
-        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
-        #endif
-        pthread_cond_init(condition, &attributes)
-        pthread_condattr_destroy(&attributes)
-    }
-
-    deinit {
-        pthread_cond_destroy(condition)
-        pthread_mutex_destroy(mutex)
-        condition.deinitialize(count: 1)
-        mutex.deinitialize(count: 1)
-        condition.deallocate()
-        mutex.deallocate()
-    }
-
-    func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return try body()
-    }
-
-    /// With the lock held: wakes every waiter.
-    func broadcast() {
-        pthread_cond_broadcast(condition)
-    }
-
-    /// With the lock held: waits until `isReady()` holds or the monotonic clock reaches `deadline`
-    /// (nanoseconds). Returns the final value of `isReady()`.
-    func wait(until deadline: UInt64, for isReady: () -> Bool) -> Bool {
-        while !isReady() {
-            let now = Monotonic.now()
-            if now >= deadline { return false }
-            #if canImport(Darwin)
-            let remaining = deadline - now
-            var relative = timespec(tv_sec: Int(remaining / 1_000_000_000), tv_nsec: Int(remaining % 1_000_000_000))
-            _ = pthread_cond_timedwait_relative_np(condition, mutex, &relative)
-            #else
-            var absolute = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
-            _ = pthread_cond_timedwait(condition, mutex, &absolute)
-            #endif
-        }
-        return true
-    }
-}
-
-enum Monotonic {
-    /// Nanoseconds on `CLOCK_MONOTONIC`.
-    static func now() -> UInt64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
-    }
-
-    static func nanoseconds(_ duration: Duration) -> UInt64 {
-        let (seconds, attoseconds) = duration.components
-        guard seconds >= 0, attoseconds >= 0 else { return 0 }
-        return UInt64(min(seconds, 315_360_000)) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
-    }
-}
+import POSIXSync
 
 #if !canImport(Darwin)
 private typealias Accept4 = @convention(c) (Int32, UnsafeMutablePointer<sockaddr>?, UnsafeMutablePointer<socklen_t>?, Int32) -> Int32

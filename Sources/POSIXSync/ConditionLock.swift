@@ -8,11 +8,11 @@ import Darwin
 
 /// A mutex with one condition variable. Timed waits run on the monotonic clock, so a change of the wall
 /// clock neither shortens nor stretches them.
-final class ConditionLock: @unchecked Sendable {
+package final class ConditionLock: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
 
-    init() {
+    package init() {
         mutex.initialize(to: pthread_mutex_t())
         condition.initialize(to: pthread_cond_t())
         pthread_mutex_init(mutex, nil)
@@ -34,20 +34,20 @@ final class ConditionLock: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    func withLock<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
+    package func withLock<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body()
     }
 
     /// Wakes every waiter. Call with the lock held.
-    func broadcast() {
+    package func broadcast() {
         pthread_cond_broadcast(condition)
     }
 
     /// With the lock held: waits until `isReady()` holds or `deadline` passes (nil: no deadline).
     /// Returns the final value of `isReady()`.
-    func wait(until deadline: MonotonicDeadline?, for isReady: () -> Bool) -> Bool {
+    package func wait(until deadline: MonotonicDeadline?, for isReady: () -> Bool) -> Bool {
         while !isReady() {
             guard waitOnce(until: deadline) else { return isReady() }
         }
