@@ -124,6 +124,7 @@ public enum ReportBuilder {
         case .fail: .fail
         case .skipped: .skipped
         case .error: .error
+        case .inconclusive: .inconclusive
         }
         return CaseReport(
             id: outcome.caseID, title: outcome.title, file: relative(outcome.file, to: context.specRoot), ordinal: ordinal,

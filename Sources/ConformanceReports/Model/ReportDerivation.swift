@@ -101,7 +101,7 @@ extension ComplianceReport {
                 case .known?, .fail?: expected.entries[index].outcome = .known
                 case .pass?: expected.entries[index].outcome = .unexpectedPass
                 case .error?: expected.entries[index].outcome = .errored
-                case .skipped?, nil: expected.entries[index].outcome = .notRun
+                case .skipped?, .inconclusive?, nil: expected.entries[index].outcome = .notRun
                 }
             case .requirement:
                 switch requirement(entry.id)?.status {

@@ -36,6 +36,8 @@ public enum CaseReportStatus: String, Sendable, Hashable, Codable, CaseIterable 
     case skipped
     case error
     case known
+    /// A precondition did not hold: the case says nothing of its requirements.
+    case inconclusive
 
     var asRequirementStatus: RequirementReportStatus {
         switch self {
@@ -44,6 +46,7 @@ public enum CaseReportStatus: String, Sendable, Hashable, Codable, CaseIterable 
         case .skipped: .skipped
         case .error: .error
         case .known: .known
+        case .inconclusive: .untested
         }
     }
 }

@@ -97,6 +97,9 @@ public enum JUnitReportWriter {
             case .skipped:
                 caseCounts.skipped += 1
                 body.append(element("skipped", ["message": testCase.reason ?? "skipped"]))
+            case .inconclusive:
+                caseCounts.skipped += 1
+                body.append(element("skipped", ["message": "inconclusive: \(testCase.reason ?? "a precondition did not hold")"]))
             }
             caseCounts.tests += 1
             caseCounts.time += testCase.durationSeconds

@@ -8,6 +8,9 @@ public enum CaseStatus: String, Sendable, Hashable, CaseIterable {
     case skipped
     /// The adapter crashed, hung or broke the protocol; nothing can be said of the requirements.
     case error
+    /// A precondition of the case did not hold (the event it is about never happened, a kill point was never
+    /// reached): it says nothing of the requirements and charges nothing. `reason` says which.
+    case inconclusive
 }
 
 public struct CaseOutcome: Sendable {
