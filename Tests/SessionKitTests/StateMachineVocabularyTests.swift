@@ -19,6 +19,8 @@ struct StateMachineVocabularyTests {
             ("sign-in-succeeded", .signingIn, .authenticated, "signInSucceeded", "increment"),
             ("sign-in-failed", .signingIn, .signedOut, "signInFailed", "keep"),
             ("account-switch", .authenticated, .signingIn, "switchAccount", "increment"),
+            ("restore-sign-out", .restoring, .signedOut, "signOut", "increment"),
+            ("switch-during-refresh", .refreshing, .signingIn, "switchAccount", "increment"),
         ]
         #expect(SessionTransitionID.allCases.count == contract.count)
         for (id, from, to, event, effect) in contract {

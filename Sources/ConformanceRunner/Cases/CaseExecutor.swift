@@ -12,7 +12,6 @@ struct CaseExecutor {
 
     func run() -> CaseOutcome {
         let caseSeed = SeededRandom.derive(seed, acceptanceCase.id)
-        let requirements = acceptanceCase.requirements.map(\.value)
         let missing = acceptanceCase.capabilities.map(\.value).filter { !capabilities.contains($0) }
         let driver = ClientDriver(launcher: launcher, seed: caseSeed)
         if !missing.isEmpty {
@@ -20,15 +19,34 @@ struct CaseExecutor {
                            reason: "the adapter does not declare \(missing.joined(separator: ", "))")
         }
         var findings: [Finding] = []
+        // Consecutive checks share one window: what happened since the previous group of checks.
         var since = 0
+        var groupEnd: Int?
+        var verified: Set<String> = []
         do {
             for (index, step) in acceptanceCase.steps.enumerated() {
                 driver.beginStep(index, kind: step.kind)
-                if case .expect(let expectation) = step.action {
-                    findings += ExpectationCheck(expectation: expectation, driver: driver, since: since,
-                                                 caseRequirements: requirements, stepIndex: index).findings()
-                    since = driver.trace.events.count
+                if let expectation = step.action.expectation {
+                    let check = ExpectationCheck(expectation: expectation, driver: driver, since: since, stepIndex: index)
+                    groupEnd = driver.trace.events.count
+                    if case .require = step.action, let unmet = check.problems().first {
+                        // The rest of the case would check nothing: stop. What earlier steps found stands, but
+                        // only the requirements they verified count as covered by this case.
+                        driver.finish()
+                        let reason = "precondition of step \(index + 1) (line \(step.location.line)) did not hold: \(unmet.message)"
+                        return outcome(findings.isEmpty ? .inconclusive : .fail, driver: driver, findings: findings,
+                                       seed: caseSeed, reason: reason,
+                                       covered: findings.isEmpty ? nil : verified)
+                    }
+                    if case .expect(let expectation) = step.action {
+                        verified.formUnion(expectation.verifies.map(\.value))
+                    }
+                    findings += check.findings()
                     continue
+                }
+                if let end = groupEnd {
+                    since = end
+                    groupEnd = nil
                 }
                 try perform(step.action, driver: driver)
             }
@@ -92,7 +110,7 @@ struct CaseExecutor {
             driver.reboot()
         case .barrier:
             if driver.isRunning { try driver.settle() }
-        case .expect:
+        case .expect, .require:
             break
         }
     }
@@ -107,10 +125,12 @@ struct CaseExecutor {
         }
     }
 
+    /// `covered`: when the case stopped early, the requirements it still verified (the others are not covered).
     private func outcome(_ status: CaseStatus, driver: ClientDriver, findings: [Finding], seed: UInt64,
-                         reason: String? = nil, stderrTail: String? = nil) -> CaseOutcome {
-        CaseOutcome(caseID: acceptanceCase.id, title: acceptanceCase.title, file: acceptanceCase.file,
-                    requirements: acceptanceCase.requirements.map(\.value), status: status, findings: findings,
+                         reason: String? = nil, stderrTail: String? = nil, covered: Set<String>? = nil) -> CaseOutcome {
+        let requirements = acceptanceCase.requirements.map(\.value).filter { covered?.contains($0) ?? true }
+        return CaseOutcome(caseID: acceptanceCase.id, title: acceptanceCase.title, file: acceptanceCase.file,
+                    requirements: requirements, status: status, findings: findings,
                     reason: reason, stderrTail: stderrTail.map { driver.world.vault.redact($0) }, trace: driver.trace,
                     vault: driver.world.vault, seed: seed)
     }

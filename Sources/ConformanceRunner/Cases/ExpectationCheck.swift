@@ -1,16 +1,24 @@
 import ConformanceProtocol
 import SpecModel
 
-/// Evaluates an `expect` step against what happened since the previous `expect`.
+/// Evaluates an `expect` or `require` step against its window: what happened since the previous check group.
 struct ExpectationCheck {
     let expectation: Expectation
     let driver: ClientDriver
-    /// Trace events after this number are "since the previous expect".
+    /// Trace events after this number are in the step's window.
     let since: Int
-    let caseRequirements: [String]
     let stepIndex: Int
 
+    /// An `expect` step's failures, each charged to the requirements the step verifies (`for`) and no other.
     func findings() -> [Finding] {
+        problems().map { message, evidence in
+            Finding(requirements: expectation.verifies.map(\.value), check: "expect", message: message,
+                    evidence: evidence, step: stepIndex)
+        }
+    }
+
+    /// What does not hold, in words (token values redacted), each with the trace events that show it.
+    func problems() -> [(message: String, evidence: [Int])] {
         let index = TraceIndex(driver.trace)
         var problems: [(String, [Int])] = []
         let recent = { (event: Int) in event > since }
@@ -45,6 +53,10 @@ struct ExpectationCheck {
             let matching = index.exchanges.filter { recent($0.event) && World.matches(pattern: request.path, path: $0.request.path) }
             if let count = request.count, matching.count != count {
                 problems.append(("expected \(count) requests to \(request.path), got \(matching.count)", matching.map(\.event)))
+            }
+            if let atLeast = request.atLeast, matching.count < atLeast {
+                problems.append(("expected at least \(atLeast) requests to \(request.path), got \(matching.count)",
+                                 matching.map(\.event)))
             }
             if let atMost = request.atMost, matching.count > atMost {
                 problems.append(("expected at most \(atMost) requests to \(request.path), got \(matching.count)",
@@ -89,10 +101,6 @@ struct ExpectationCheck {
         if let account = expectation.revoked, let id = WorldAccount.named(account)?.id, !driver.world.auth.isRevoked(account: id) {
             problems.append(("expected the server to have revoked \(account)'s session; it has not", []))
         }
-        let charged = expectation.failFor.isEmpty ? caseRequirements : expectation.failFor.map(\.value)
-        return problems.map { message, evidence in
-            Finding(requirements: charged, check: "expect", message: driver.world.vault.redact(message),
-                    evidence: evidence, step: stepIndex)
-        }
+        return problems.map { (driver.world.vault.redact($0.0), $0.1) }
     }
 }

@@ -168,7 +168,8 @@ struct SessionStateMachine: Sendable {
         switch state {
         case .restoring(var restoring) where generations.current == generation:
             let stored = restoring.stored
-            let transition = fire(.restoreFailed, account: stored?.account, reason: reason, failure: failure)
+            let id: SessionTransitionID = reason == .signOutRequested ? .restoreSignOut : .restoreFailed
+            let transition = fire(id, account: stored?.account, reason: reason, failure: failure)
             state = .signedOut
             let prompt: SignInPromptReason = switch reason {
             case .noStoredSession: .noStoredSession
@@ -454,11 +455,9 @@ struct SessionStateMachine: Sendable {
             let ended = endedBySwitch(active, transitions: [transition], revoke: backoff?.unpersisted?.refreshToken ?? active.credentials.refreshToken, waiters: backoff?.waiters)
             return .success((ended, SignInTicket(generation: generations.current, transitions: [])))
         case .refreshing(let active, let operation):
-            let signOut = fire(.signOutDuringRefresh, account: active.account, reason: .switchingAccount)
-            state = .signedOut
-            let signIn = fire(.signInStarted, account: nil, reason: .switchingAccount)
+            let transition = fire(.switchDuringRefresh, account: active.account, reason: .switchingAccount)
             state = .signingIn(generation: generations.current)
-            let ended = endedBySwitch(active, transitions: [signOut, signIn], revoke: operation.unpersisted?.refreshToken ?? active.credentials.refreshToken, waiters: operation.waiters)
+            let ended = endedBySwitch(active, transitions: [transition], revoke: operation.unpersisted?.refreshToken ?? active.credentials.refreshToken, waiters: operation.waiters)
             return .success((ended, SignInTicket(generation: generations.current, transitions: [])))
         case .signedOut:
             return beginSignIn().map { (EndedSession.none(snapshot), $0) }

@@ -13,6 +13,8 @@ public enum SessionTransitionID: String, Sendable, Hashable, CaseIterable, Codab
     case signInSucceeded = "sign-in-succeeded"
     case signInFailed = "sign-in-failed"
     case accountSwitch = "account-switch"
+    case restoreSignOut = "restore-sign-out"
+    case switchDuringRefresh = "switch-during-refresh"
 
     /// What a transition does to the session generation.
     public enum GenerationEffect: String, Sendable, Hashable, Codable {
@@ -22,9 +24,9 @@ public enum SessionTransitionID: String, Sendable, Hashable, CaseIterable, Codab
     /// The source state.
     public var from: SessionPhase {
         switch self {
-        case .restoreValidated, .restoreFailed: .restoring
+        case .restoreValidated, .restoreFailed, .restoreSignOut: .restoring
         case .refreshStarted, .signOut, .accountSwitch: .authenticated
-        case .refreshSucceeded, .refreshDeferred, .refreshRejected, .signOutDuringRefresh: .refreshing
+        case .refreshSucceeded, .refreshDeferred, .refreshRejected, .signOutDuringRefresh, .switchDuringRefresh: .refreshing
         case .signInStarted: .signedOut
         case .signInSucceeded, .signInFailed: .signingIn
         }
@@ -34,9 +36,9 @@ public enum SessionTransitionID: String, Sendable, Hashable, CaseIterable, Codab
     public var to: SessionPhase {
         switch self {
         case .restoreValidated, .refreshSucceeded, .refreshDeferred, .signInSucceeded: .authenticated
-        case .restoreFailed, .refreshRejected, .signOut, .signOutDuringRefresh, .signInFailed: .signedOut
+        case .restoreFailed, .refreshRejected, .signOut, .signOutDuringRefresh, .signInFailed, .restoreSignOut: .signedOut
         case .refreshStarted: .refreshing
-        case .signInStarted, .accountSwitch: .signingIn
+        case .signInStarted, .accountSwitch, .switchDuringRefresh: .signingIn
         }
     }
 
@@ -49,18 +51,19 @@ public enum SessionTransitionID: String, Sendable, Hashable, CaseIterable, Codab
         case .refreshSucceeded: .refreshSucceeded
         case .refreshDeferred: .refreshFailedRetryable
         case .refreshRejected: .refreshRejected
-        case .signOut, .signOutDuringRefresh: .signOut
+        case .signOut, .signOutDuringRefresh, .restoreSignOut: .signOut
         case .signInStarted: .signIn
         case .signInSucceeded: .signInSucceeded
         case .signInFailed: .signInFailed
-        case .accountSwitch: .switchAccount
+        case .accountSwitch, .switchDuringRefresh: .switchAccount
         }
     }
 
     /// Whether it increments the session generation.
     public var generationEffect: GenerationEffect {
         switch self {
-        case .restoreFailed, .refreshRejected, .signOut, .signOutDuringRefresh, .signInSucceeded, .accountSwitch: .increment
+        case .restoreFailed, .refreshRejected, .signOut, .signOutDuringRefresh, .signInSucceeded, .accountSwitch,
+             .restoreSignOut, .switchDuringRefresh: .increment
         case .restoreValidated, .refreshStarted, .refreshSucceeded, .refreshDeferred, .signInStarted, .signInFailed: .keep
         }
     }

@@ -63,9 +63,16 @@ enum ReferenceChecks {
                             at: reference.location))
                     }
                 }
+                let named = Set(acceptanceCase.requirements.map(\.value))
                 for case .expect(let expectation) in acceptanceCase.steps.map(\.action) {
-                    diagnostics += expectation.failFor.compactMap {
-                        resolver.check($0, .requirement, known: catalogue.requirements.map(\.id), in: place)
+                    for reference in expectation.verifies {
+                        if let error = resolver.check(reference, .requirement, known: catalogue.requirements.map(\.id), in: place) {
+                            diagnostics.append(error)
+                        } else if !named.contains(reference.value) {
+                            diagnostics.append(.error(
+                                "expect verifies '\(reference.value)', which \(place) does not list in its requirements",
+                                at: reference.location))
+                        }
                     }
                 }
                 diagnostics += acceptanceCase.capabilities.compactMap {
@@ -76,7 +83,7 @@ enum ReferenceChecks {
                 diagnostics += acceptanceCase.transitions.compactMap {
                     resolver.check($0, .transition, known: machine.transitions.map(\.id), in: place)
                 }
-                for case .expect(let expectation) in acceptanceCase.steps.map(\.action) {
+                for expectation in acceptanceCase.steps.compactMap(\.action.expectation) {
                     diagnostics += (expectation.transitions ?? []).compactMap {
                         resolver.check($0, .transition, known: machine.transitions.map(\.id), in: place)
                     }

@@ -72,7 +72,9 @@ extension SpecDecoder {
             guard let account else { return nil }
             return .revoke(account: account)
         case "expect":
-            return expectation(node).map(StepAction.expect)
+            return expectation(node, kind: kind).map(StepAction.expect)
+        case "require":
+            return expectation(node, kind: kind).map(StepAction.require)
         default:
             return nil
         }
@@ -150,14 +152,20 @@ extension SpecDecoder {
         return value
     }
 
-    private static let expectationKeys = [
+    private static let assertionKeys = [
         "state", "results", "requests", "held", "prompts", "shown", "notShown", "transitions", "tokensStored",
-        "revoked", "failFor",
+        "revoked",
     ]
 
-    private mutating func expectation(_ node: YAMLNode) -> Expectation? {
-        guard let map = mapping(node, "step 'expect'", allowed: Self.expectationKeys) else { return nil }
+    /// `expect` takes the assertions and `for`, the requirements they verify; `require` takes the assertions only.
+    private mutating func expectation(_ node: YAMLNode, kind: String) -> Expectation? {
+        let verifies = kind == "expect"
+        guard var map = mapping(node, "step '\(kind)'", allowed: Self.assertionKeys + (verifies ? ["for"] : []))
+        else { return nil }
         var expectation = Expectation()
+        if verifies, let requirements = map.required("for") {
+            expectation.verifies = stringList(requirements, "for")
+        }
         expectation.state = map.optional("state").flatMap { string($0, "state") }
         expectation.results = map.optional("results").flatMap { resultExpectation($0) }
         if let requests = map.optional("requests").flatMap({ list($0, "requests") }) {
@@ -184,11 +192,8 @@ extension SpecDecoder {
             expectation.tokensStored = flag
         }
         expectation.revoked = map.optional("revoked").flatMap { accountName($0) }
-        if let failFor = map.optional("failFor") {
-            expectation.failFor = stringList(failFor, "failFor")
-        }
-        if map.entries.isEmpty {
-            error("step 'expect' checks nothing; give at least one of \(Self.expectationKeys.joined(separator: ", "))",
+        if !map.entries.contains(where: { Self.assertionKeys.contains($0.key) }) {
+            error("step '\(kind)' checks nothing; give at least one of \(Self.assertionKeys.joined(separator: ", "))",
                   at: node.location)
         }
         finish(map)
@@ -221,15 +226,16 @@ extension SpecDecoder {
     }
 
     private mutating func requestExpectation(_ node: YAMLNode) -> RequestExpectation? {
-        guard var map = mapping(node, "a request count", allowed: ["path", "count", "atMost"]) else { return nil }
+        guard var map = mapping(node, "a request count", allowed: ["path", "count", "atLeast", "atMost"]) else { return nil }
         let path = map.required("path").flatMap { endpointPath($0) }
         let exact = map.optional("count").flatMap { count($0, "count") }
+        let atLeast = map.optional("atLeast").flatMap { count($0, "atLeast") }
         let atMost = map.optional("atMost").flatMap { count($0, "atMost") }
-        if exact == nil, atMost == nil {
-            error("a request count needs 'count' or 'atMost'", at: node.location)
+        if exact == nil, atLeast == nil, atMost == nil {
+            error("a request count needs 'count', 'atLeast' or 'atMost'", at: node.location)
         }
         finish(map)
         guard let path else { return nil }
-        return RequestExpectation(path: path, count: exact, atMost: atMost)
+        return RequestExpectation(path: path, count: exact, atLeast: atLeast, atMost: atMost)
     }
 }

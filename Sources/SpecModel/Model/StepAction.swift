@@ -58,10 +58,12 @@ public struct RequestExpectation: Sendable, Hashable {
     /// A path; a trailing `*` matches any suffix.
     public var path: String
     public var count: Int?
+    public var atLeast: Int?
     public var atMost: Int?
 }
 
-/// What an `expect` step checks. Counts are over what happened since the previous `expect` of the case.
+/// What an `expect` or `require` step checks. Counts are over the step's window: what happened since the
+/// last step that was neither `expect` nor `require` and followed such a check (consecutive checks share a window).
 public struct Expectation: Sendable {
     public var state: Located<String>?
     public var results: ResultExpectation?
@@ -73,8 +75,8 @@ public struct Expectation: Sendable {
     public var transitions: [Located<String>]?
     public var tokensStored: Bool?
     public var revoked: String?
-    /// The requirements a failure of this step is charged to; the case's own when empty.
-    public var failFor: [Located<String>] = []
+    /// `expect` only: the requirements this step verifies, and so the only ones a failure of it is charged to.
+    public var verifies: [Located<String>] = []
 }
 
 /// What one step of a case does.
@@ -97,5 +99,16 @@ public enum StepAction: Sendable {
     /// The device restarts: the process dies, the device is locked and not yet unlocked since boot.
     case reboot
     case barrier
+    /// A check whose failure is charged to the requirements it names in `for`.
     case expect(Expectation)
+    /// A precondition: when it does not hold, the case is inconclusive and charges nothing.
+    case require(Expectation)
+
+    /// The checks, `expect` or `require`, and nothing else.
+    public var expectation: Expectation? {
+        switch self {
+        case .expect(let expectation), .require(let expectation): expectation
+        default: nil
+        }
+    }
 }
