@@ -51,6 +51,12 @@ struct KillMatrixTests {
         let failed = Self.failed(result)
         let errored = result.outcomes.filter { $0.status == .error }
         #expect(errored.isEmpty, "cases errored: \(errored.map { "\($0.caseID): \($0.reason ?? "")" })")
+        // A precondition states what the world did, never what a correct client does: a variant with one
+        // defect still makes every case conclusive.
+        if mutant.kind == .defect {
+            let inconclusive = result.outcomes.filter { $0.status == .inconclusive }.map { "\($0.caseID): \($0.reason ?? "")" }
+            #expect(inconclusive.isEmpty, "cases inconclusive: \(inconclusive)")
+        }
         let missing = Set(mutant.expected).subtracting(failed)
         #expect(missing.isEmpty, "\(name) survives on \(missing.sorted()): the suite does not catch its defect there")
         let undocumented = failed.subtracting(mutant.documentedFailures)
@@ -60,6 +66,15 @@ struct KillMatrixTests {
             """)
         let stale = mutant.documentedFailures.subtracting(failed).subtracting(mutant.expected)
         #expect(stale.isEmpty, "\(name) no longer fails the documented \(stale.sorted()); update its entry")
+    }
+
+    @Test("the single-defect variants fail at most five requirements beyond their own, each with a behavioural reason")
+    func supersetStaysSmall() {
+        let defects = MutantRegistry.all.filter { $0.kind == .defect }
+        let superset = defects.flatMap(\.alsoFails)
+        #expect(superset.count <= 5, "\(defects.filter { !$0.alsoFails.isEmpty }.map { "\($0.name): \($0.alsoFails.map(\.id))" })")
+        // A reason names what the client does, not which case step charged it.
+        for entry in superset { #expect(!entry.why.contains("step"), "\(entry.id): \(entry.why)") }
     }
 
     @Test("every variant has a unique name and at least one expected requirement, each a real requirement ID")

@@ -37,9 +37,9 @@ struct ContentBelongsToCurrentAccount: Oracle {
                 let declared = context.capabilities.contains("offline-browsing")
                 let allowed = declared && context.offlineResources.contains(shown.value.resource ?? "") && owner == lastAccount
                 if !allowed {
+                    // Showing what the policy does not allow breaks the restore rule, not the declaration.
                     findings.append(context.finding(
-                        declared ? ["OFFLINE-POLICY-DECLARED", "RESTORE-NO-PRIVATE-BEFORE-VALIDATION"]
-                            : ["RESTORE-NO-PRIVATE-BEFORE-VALIDATION"], id,
+                        ["RESTORE-NO-PRIVATE-BEFORE-VALIDATION"], id,
                         declared
                             ? "\(owner)'s '\(shown.value.resource ?? "?")' was shown while restoring; the declared offline policy allows only [\(context.offlineResources.joined(separator: ", "))] of the last account"
                             : "\(owner)'s private content was shown while restoring, before the session was validated",
@@ -60,7 +60,7 @@ struct ContentBelongsToCurrentAccount: Oracle {
                 }
                 let stale = served.flatMap(\.replyEvent).map { delivered in switched.map { delivered > $0.event } ?? false } ?? false
                 findings.append(context.finding(
-                    stale ? ["EPOCH-DISCARD-STALE-RESPONSES"] : ["CACHE-PARTITION-BY-ACCOUNT", "CACHE-CLEAR-ON-SWITCH"], id,
+                    stale ? ["EPOCH-DISCARD-STALE-RESPONSES"] : ["CACHE-PARTITION-BY-ACCOUNT"], id,
                     stale ? "\(owner)'s late response was shown in \(current)'s session"
                         : "\(owner)'s cached content was shown in \(current)'s session",
                     ([served?.replyEvent, switched?.event].compactMap { $0 } + [shown.event]).sorted()))

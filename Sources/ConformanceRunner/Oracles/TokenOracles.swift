@@ -51,14 +51,19 @@ struct NewTokensPersistedBeforeUse: Oracle {
             let firstUse = index.exchanges.first {
                 $0.instance == issuing.instance && $0.event > delivered && $0.request.bearerToken == access
             }
-            let persisted = writes.first { $0.value.contains(refresh) }
+            // The new access token must be in storage before its first use, and so must the new refresh token
+            // whenever the client stores it at all; one that is never stored is the rotation oracle's to catch.
+            let persistedAccess = writes.first { $0.value.contains(access) }
+            let persistedRefresh = writes.first { $0.value.contains(refresh) }
             let requirement = issuing.isRefresh ? "REFRESH-PERSIST-BEFORE-USE" : "STORAGE-SECURE-TOKENS"
-            if let firstUse, persisted.map({ $0.event > firstUse.event }) ?? true {
+            if let firstUse,
+               persistedAccess.map({ $0.event > firstUse.event }) ?? true
+                || persistedRefresh.map({ $0.event > firstUse.event }) == true {
                 let handles = context.handles(in: access + " " + refresh)
                 findings.append(context.finding(
                     [requirement], id,
-                    "the new access token was sent before the new refresh token was in secure storage (\(handles))",
-                    [delivered, firstUse.event] + (persisted.map { [$0.event] } ?? [])))
+                    "the new access token was sent before the new pair was in secure storage (\(handles))",
+                    [delivered, firstUse.event] + [persistedAccess, persistedRefresh].compactMap { $0?.event }))
             }
             let accessOnly = writes.first { $0.value.contains(access) && !$0.value.contains(refresh) }
             let refreshOnly = writes.first { $0.value.contains(refresh) && !$0.value.contains(access) }
