@@ -4,6 +4,7 @@ import ConformanceProtocol
 /// data, never private data while restoring or signed out.
 struct ContentBelongsToCurrentAccount: Oracle {
     let id = "content-belongs-to-current-account"
+    let invariants: [String] = ["restoring-no-private-content", "authenticated-content-current-account", "authenticated-cache-keyed-by-account", "signed-out-no-private-content", "signing-in-no-previous-account-content"]
     let requirements = [
         "EPOCH-DISCARD-STALE-RESPONSES", "CACHE-PARTITION-BY-ACCOUNT", "CACHE-CLEAR-ON-SWITCH",
         "RESTORE-NO-PRIVATE-BEFORE-VALIDATION", "SIGNOUT-BLOCK-AND-CLEAR", "OFFLINE-POLICY-DECLARED",

@@ -28,15 +28,17 @@ struct OracleContext {
     }
 }
 
-/// A check run on every trace of every case. Each names the requirements its failures are charged to.
+/// A check run on every trace of every case. Each names the requirements its failures are charged to, and
+/// the invariants of Specs/state-machine.yaml it checks (lint fails when an invariant has no oracle).
 protocol Oracle: Sendable {
     var id: String { get }
     var requirements: [String] { get }
+    var invariants: [String] { get }
     func check(_ context: OracleContext) -> [Finding]
 }
 
 /// Every oracle, in the order their findings are reported.
-enum Oracles {
+public enum Oracles {
     static let all: [any Oracle] = [
         TransitionsFollowStateMachine(),
         SingleRefreshInFlight(),
@@ -52,7 +54,15 @@ enum Oracles {
         OnlyExplicitRejectionSignsOut(),
         RestoreValidatedWithServer(),
         BackgroundTokensAfterFirstUnlock(),
+        RestoreReadsCredentialsFirst(),
+        StaleUnauthorizedRetriedWithLatestToken(),
+        RetriesWaitForTheRefresh(),
+        EndedSessionCredentialsCleared(),
+        SignInInputValidatedFirst(),
     ]
+
+    /// Every invariant some oracle checks, for `lint`.
+    public static var checkedInvariants: Set<String> { Set(all.flatMap(\.invariants)) }
 }
 
 extension TraceIndex.Exchange {

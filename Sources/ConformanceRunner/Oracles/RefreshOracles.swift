@@ -5,6 +5,7 @@ import ConformanceProtocol
 /// is still on the wire does not count against the new session.
 struct SingleRefreshInFlight: Oracle {
     let id = "single-refresh-in-flight"
+    let invariants: [String] = ["refreshing-single-flight"]
     let requirements = ["REFRESH-SINGLE-FLIGHT"]
 
     func check(_ context: OracleContext) -> [Finding] {
@@ -33,6 +34,7 @@ struct SingleRefreshInFlight: Oracle {
 /// Each request is retried at most once, and a retry carries a different access token than the one refused.
 struct RequestRetriedAtMostOnce: Oracle {
     let id = "request-retried-at-most-once"
+    let invariants: [String] = ["refreshing-retry-at-most-once"]
     let requirements = ["REFRESH-RETRY-ONCE"]
 
     func check(_ context: OracleContext) -> [Finding] {
@@ -64,6 +66,7 @@ struct RequestRetriedAtMostOnce: Oracle {
 /// does not trigger another refresh.
 struct RefreshBypassesUnauthorizedHandling: Oracle {
     let id = "refresh-bypasses-401-handling"
+    let invariants: [String] = ["refreshing-refresh-bypasses-401-handler"]
     let requirements = ["REFRESH-NOT-THROUGH-401-HANDLER"]
 
     func check(_ context: OracleContext) -> [Finding] {

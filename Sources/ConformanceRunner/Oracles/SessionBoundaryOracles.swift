@@ -4,6 +4,7 @@ import ConformanceProtocol
 /// authenticated is sent while signed out.
 struct NoRequestWithEndedSessionToken: Oracle {
     let id = "no-request-with-ended-session-token"
+    let invariants: [String] = ["signed-out-no-authenticated-request", "signing-in-previous-session-ended"]
     let requirements = ["SIGNOUT-BLOCK-AND-CLEAR", "EPOCH-DISCARD-STALE-RESPONSES"]
 
     func check(_ context: OracleContext) -> [Finding] {
@@ -36,6 +37,7 @@ struct NoRequestWithEndedSessionToken: Oracle {
 /// A refresh result that arrives after its session ended is discarded: its tokens are never stored or sent.
 struct StaleRefreshResultDiscarded: Oracle {
     let id = "stale-refresh-result-discarded"
+    let invariants: [String] = ["signed-out-no-late-credential-write", "authenticated-no-stale-generation-update", "signing-in-no-stale-generation-update"]
     let requirements = ["EPOCH-DISCARD-STALE-REFRESH"]
 
     func check(_ context: OracleContext) -> [Finding] {
@@ -69,6 +71,7 @@ struct StaleRefreshResultDiscarded: Oracle {
 /// Each sign-out shows the sign-in screen at most once: never one prompt per failing screen.
 struct OneSignInPromptPerSignOut: Oracle {
     let id = "one-sign-in-prompt-per-sign-out"
+    let invariants: [String] = ["signed-out-single-sign-in-prompt"]
     let requirements = ["SIGNIN-PROMPT-ONCE"]
 
     func check(_ context: OracleContext) -> [Finding] {
@@ -104,6 +107,7 @@ struct OneSignInPromptPerSignOut: Oracle {
 /// timeouts, 5xx, offline and a locked device do not. A restore may also fail for lack of credentials.
 struct OnlyExplicitRejectionSignsOut: Oracle {
     let id = "only-explicit-rejection-signs-out"
+    let invariants: [String] = ["refreshing-no-signout-on-retryable", "restoring-locked-storage-keeps-restoring"]
     let requirements = ["REFRESH-ONLY-REJECTION-SIGNS-OUT", "STORAGE-LOCKED-NOT-SIGNOUT"]
 
     func check(_ context: OracleContext) -> [Finding] {
@@ -163,6 +167,7 @@ struct OnlyExplicitRejectionSignsOut: Oracle {
 /// not enough.
 struct RestoreValidatedWithServer: Oracle {
     let id = "restore-validated-with-server"
+    let invariants: [String] = ["restoring-no-authenticated-screen"]
     let requirements = ["RESTORE-TOKEN-PRESENCE-NOT-AUTHENTICATED"]
 
     func check(_ context: OracleContext) -> [Finding] {

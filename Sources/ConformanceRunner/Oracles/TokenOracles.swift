@@ -3,6 +3,7 @@ import ConformanceProtocol
 /// No token value, or any fragment of one, in logs, UI events, transitions, results, preferences or stderr.
 struct NoTokenInClientOutput: Oracle {
     let id = "no-token-in-client-output"
+    let invariants: [String] = []
     let requirements = ["LOG-NO-TOKEN-VALUES", "STORAGE-NO-PLAINTEXT-TOKENS"]
 
     func check(_ context: OracleContext) -> [Finding] {
@@ -39,6 +40,7 @@ struct NoTokenInClientOutput: Oracle {
 /// token is first sent.
 struct NewTokensPersistedBeforeUse: Oracle {
     let id = "new-tokens-persisted-before-use"
+    let invariants: [String] = ["refreshing-pair-persisted-before-use", "authenticated-persisted-token"]
     let requirements = ["REFRESH-PERSIST-BEFORE-USE", "STORAGE-SECURE-TOKENS", "STORAGE-ATOMIC-PAIR"]
 
     func check(_ context: OracleContext) -> [Finding] {
@@ -82,6 +84,7 @@ struct NewTokensPersistedBeforeUse: Oracle {
 /// in this process, nor after the successor reached secure storage.
 struct RotatedRefreshTokenNeverSent: Oracle {
     let id = "rotated-refresh-token-never-sent"
+    let invariants: [String] = ["refreshing-rotated-token-not-reused"]
     let requirements = ["ROTATION-OLD-TOKEN-NEVER-REUSED"]
 
     func check(_ context: OracleContext) -> [Finding] {
@@ -108,6 +111,7 @@ struct RotatedRefreshTokenNeverSent: Oracle {
 /// With background refresh declared, secure-storage items holding tokens are readable after first unlock.
 struct BackgroundTokensAfterFirstUnlock: Oracle {
     let id = "background-tokens-after-first-unlock"
+    let invariants: [String] = []
     let requirements = ["STORAGE-BACKGROUND-ACCESSIBILITY"]
 
     func check(_ context: OracleContext) -> [Finding] {

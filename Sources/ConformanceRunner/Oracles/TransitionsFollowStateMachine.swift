@@ -5,6 +5,7 @@ import SpecModel
 /// session generation as the machine says. Each process instance starts with the launch into the initial state.
 struct TransitionsFollowStateMachine: Oracle {
     let id = "transitions-follow-state-machine"
+    let invariants: [String] = []
     let requirements = [
         "SESSION-STATE-MACHINE", "LOG-RECORD-TRANSITIONS", "RESTORE-EXPLICIT-STATE", "EPOCH-INCREMENT", "SIGNIN-NEW-GENERATION",
     ]

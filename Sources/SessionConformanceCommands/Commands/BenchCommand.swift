@@ -26,7 +26,7 @@ enum BenchCommand: Command {
         let repeats = Int(arguments.value("repeat") ?? "5") ?? 0
         guard repeats >= 1 else { throw UsageError("--repeat takes a whole number of at least 1") }
         let specRoot = arguments.value("spec-root") ?? "Specs"
-        let lint = SpecLinter.lint(paths: [specRoot], specRoot: specRoot)
+        let lint = SpecLinter.lint(paths: [specRoot], specRoot: specRoot, checkedInvariants: Oracles.checkedInvariants)
         guard lint.errorCount == 0 else {
             console.err(lint.rendered())
             return .specOrUsageError

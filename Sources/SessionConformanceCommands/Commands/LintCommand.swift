@@ -1,3 +1,4 @@
+import ConformanceRunner
 import SpecModel
 
 /// `session-conformance lint [PATH...]`: load and cross-check the specs.
@@ -19,7 +20,8 @@ enum LintCommand: Command {
     ]
 
     static func run(_ arguments: ParsedArguments, console: any Console) throws -> ExitCode {
-        let result = SpecLinter.lint(paths: arguments.positionals, specRoot: arguments.value("spec-root") ?? "Specs")
+        let result = SpecLinter.lint(paths: arguments.positionals, specRoot: arguments.value("spec-root") ?? "Specs",
+                                       checkedInvariants: Oracles.checkedInvariants)
         let rendered = result.rendered()
         if !rendered.isEmpty { console.err(rendered) }
         if !arguments.flags.contains("quiet") {

@@ -65,7 +65,7 @@ enum MutantsCommand: Command {
             mutants = mutants.filter { names.contains($0.name) }
         }
         let specRoot = arguments.value("spec-root") ?? "Specs"
-        let lint = SpecLinter.lint(paths: [specRoot], specRoot: specRoot)
+        let lint = SpecLinter.lint(paths: [specRoot], specRoot: specRoot, checkedInvariants: Oracles.checkedInvariants)
         guard lint.errorCount == 0 else {
             console.err(lint.rendered())
             console.err("mutants: the specs have \(lint.errorCount) error\(lint.errorCount == 1 ? "" : "s"); fix them first (session-conformance lint)\n")

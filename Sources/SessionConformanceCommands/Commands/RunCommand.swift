@@ -72,7 +72,7 @@ enum RunCommand: Command {
         guard jobs >= 1 else { throw UsageError("--jobs must be at least 1") }
         guard timeout >= 1 else { throw UsageError("--timeout must be at least 1 second") }
         let specRoot = arguments.value("spec-root") ?? "Specs"
-        let lint = SpecLinter.lint(paths: [specRoot], specRoot: specRoot)
+        let lint = SpecLinter.lint(paths: [specRoot], specRoot: specRoot, checkedInvariants: Oracles.checkedInvariants)
         guard lint.errorCount == 0 else {
             console.err(lint.rendered())
             console.err("run: the specs have \(lint.errorCount) error\(lint.errorCount == 1 ? "" : "s"); fix them first (session-conformance lint)\n")

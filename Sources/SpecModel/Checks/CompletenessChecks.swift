@@ -2,7 +2,8 @@ import SpecYAML
 
 /// Checks that only make sense for a whole spec: everything in the state machine is cited by a requirement.
 enum CompletenessChecks {
-    static func check(_ bundle: SpecBundle) -> [Diagnostic] {
+    /// `checkedInvariants`: the invariants the runner's oracles check; every invariant must be among them.
+    static func check(_ bundle: SpecBundle, checkedInvariants: Set<String>?) -> [Diagnostic] {
         guard let machine = bundle.stateMachine, let catalogue = bundle.catalogue else { return [] }
         let citedTransitions = Set(catalogue.requirements.flatMap { $0.transitions.map(\.value) })
         let citedInvariants = Set(catalogue.requirements.flatMap { $0.invariants.map(\.value) })
@@ -14,6 +15,12 @@ enum CompletenessChecks {
         for invariant in machine.invariants where !citedInvariants.contains(invariant.id) {
             diagnostics.append(.error("invariant '\(invariant.id)' is not cited by any requirement",
                                       at: invariant.location))
+        }
+        if let checkedInvariants {
+            for invariant in machine.invariants where !checkedInvariants.contains(invariant.id) {
+                diagnostics.append(.error("invariant '\(invariant.id)' is checked by no oracle of the runner",
+                                          at: invariant.location))
+            }
         }
         return diagnostics
     }

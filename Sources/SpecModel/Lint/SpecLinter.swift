@@ -22,7 +22,9 @@ public struct LintResult: Sendable {
 /// cited and that complete documents are quoted in full. Single files are checked on their own, against the
 /// requirements and state machine of `specRoot` where they do not bring their own.
 public enum SpecLinter {
-    public static func lint(paths: [String], specRoot: String = "Specs") -> LintResult {
+    /// `checkedInvariants`: the invariants the runner's oracles check (`Oracles.checkedInvariants`); when given,
+    /// a whole spec whose state machine has an invariant outside them is an error.
+    public static func lint(paths: [String], specRoot: String = "Specs", checkedInvariants: Set<String>? = nil) -> LintResult {
         let targets = paths.isEmpty ? [specRoot] : paths
         var files: [String] = []
         var missing: [Diagnostic] = []
@@ -51,7 +53,7 @@ public enum SpecLinter {
         let crossChecks = ReferenceChecks.check(load.bundle) + QuoteChecks.check(load.bundle, requireCoverage: whole)
         diagnostics += crossChecks.filter { !contextFiles.contains($0.location.file) }
         if whole {
-            diagnostics += CompletenessChecks.check(load.bundle)
+            diagnostics += CompletenessChecks.check(load.bundle, checkedInvariants: checkedInvariants)
         }
         return LintResult(load: load, diagnostics: sorted(diagnostics), checkedCompleteness: whole)
     }

@@ -1,0 +1,166 @@
+import ConformanceProtocol
+
+/// A new process can only hold stored credentials by reading them: the first request of an instance that
+/// carries a token it did not get from a sign-in in that instance comes after a secure-storage read.
+struct RestoreReadsCredentialsFirst: Oracle {
+    let id = "restore-reads-credentials-first"
+    let invariants: [String] = ["restoring-identity-before-validation"]
+    let requirements = ["RESTORE-EXPLICIT-STATE"]
+
+    func check(_ context: OracleContext) -> [Finding] {
+        let index = context.index
+        var findings: [Finding] = []
+        var checked: Set<Int> = []
+        for exchange in index.exchanges where !checked.contains(exchange.instance) {
+            guard let token = exchange.request.bearerToken ?? exchange.presentedRefreshToken else { continue }
+            checked.insert(exchange.instance)
+            let issuedHere = index.exchanges.contains {
+                $0.instance == exchange.instance && ($0.replyEvent ?? .max) < exchange.event
+                    && ($0.issuedAccessToken == token || $0.issuedRefreshToken == token)
+            }
+            let read = index.storageReads.contains { $0.instance == exchange.instance && $0.event < exchange.event }
+            guard !issuedHere, !read else { continue }
+            findings.append(context.finding(
+                requirements, id,
+                "the process sent \(context.handles(in: token)) before it read secure storage: a restore reads the stored credentials first",
+                [exchange.event]))
+        }
+        return findings
+    }
+}
+
+/// A 401 for a request that carried an access token older than one the client already holds and stored is
+/// retried with the newer token; it starts no refresh of its own.
+struct StaleUnauthorizedRetriedWithLatestToken: Oracle {
+    let id = "stale-401-retried-with-latest-token"
+    let invariants: [String] = ["authenticated-stale-401-uses-latest"]
+    let requirements = ["REFRESH-USE-LATEST-TOKEN"]
+
+    func check(_ context: OracleContext) -> [Finding] {
+        let index = context.index
+        var findings: [Finding] = []
+        for refused in index.exchanges where refused.status == 401 && !refused.isAuthEndpoint {
+            guard let old = refused.request.bearerToken, let cause = refused.cause, let replied = refused.replyEvent,
+                  let oldToken = context.world.vault.token(old) else { continue }
+            // A newer access token of the same session, delivered and stored before the 401 arrived.
+            let newer = index.exchanges.first { issuing in
+                guard issuing.instance == refused.instance, (issuing.replyEvent ?? .max) < replied,
+                      let issued = issuing.issuedAccessToken, issued != old,
+                      let token = context.world.vault.token(issued), token.family == oldToken.family,
+                      token.number > oldToken.number else { return false }
+                return index.storageWrites.contains { $0.secure && $0.event < replied && $0.value.contains(issued) }
+            }
+            guard newer != nil else { continue }
+            let ownRefresh = index.exchanges.first {
+                $0.isRefresh && $0.instance == refused.instance && $0.cause == cause && $0.event > replied
+            }
+            let retry = index.exchanges.first {
+                $0.instance == refused.instance && $0.cause == cause && !$0.isAuthEndpoint && $0.event > replied
+            }
+            if let ownRefresh, retry.map({ ownRefresh.event < $0.event }) ?? true {
+                findings.append(context.finding(
+                    requirements, id,
+                    "a 401 for the replaced \(context.handles(in: old)) started a refresh; the request should have been retried with the stored newer token",
+                    [replied, ownRefresh.event]))
+            }
+        }
+        return findings
+    }
+}
+
+/// A request refused while a refresh of its session is in flight is not re-sent until that refresh has
+/// settled: it waits for the shared result instead of retrying with what it has.
+struct RetriesWaitForTheRefresh: Oracle {
+    let id = "retries-wait-for-the-refresh"
+    let invariants: [String] = ["refreshing-other-401s-wait"]
+    let requirements = ["REFRESH-SINGLE-FLIGHT"]
+
+    func check(_ context: OracleContext) -> [Finding] {
+        let index = context.index
+        var findings: [Finding] = []
+        let refreshes = index.exchanges.filter(\.isRefresh)
+        for refused in index.exchanges where refused.status == 401 && !refused.isAuthEndpoint {
+            guard let cause = refused.cause, let replied = refused.replyEvent,
+                  let retry = index.exchanges.first(where: {
+                      $0.instance == refused.instance && $0.cause == cause && !$0.isAuthEndpoint && $0.event > replied
+                  }) else { continue }
+            let pending = refreshes.first { refresh in
+                refresh.instance == refused.instance && refresh.event < retry.event
+                    && settled(refresh, index) > retry.event
+            }
+            guard let pending else { continue }
+            findings.append(context.finding(
+                requirements, id,
+                "a refused request was sent again while refresh #\(pending.event) was still in flight; it must wait for that refresh",
+                [replied, pending.event, retry.event]))
+        }
+        return findings
+    }
+
+    /// When a refresh stopped being in flight: its reply, or the death of its process.
+    private func settled(_ refresh: TraceIndex.Exchange, _ index: TraceIndex) -> Int {
+        if let reply = refresh.replyEvent { return reply }
+        return index.kills.first { $0.instance == refresh.instance && $0.event > refresh.event }?.event ?? .max
+    }
+}
+
+/// Once a session has ended in signedOut and the client has settled, secure storage holds none of its access
+/// tokens: nothing the request pipeline could still use. A refresh token kept only for a queued remote
+/// revocation is allowed (SIGNOUT-REVOCATION-RETRY).
+struct EndedSessionCredentialsCleared: Oracle {
+    let id = "ended-session-credentials-cleared"
+    let invariants: [String] = ["signed-out-no-credentials"]
+    let requirements = ["SIGNOUT-BLOCK-AND-CLEAR", "REFRESH-REJECTION-ONE-TRANSITION"]
+
+    func check(_ context: OracleContext) -> [Finding] {
+        let index = context.index
+        guard let lastInstance = index.launches.last?.value,
+              !index.kills.contains(where: { $0.instance == lastInstance }),
+              let last = index.transitions.last(where: { $0.instance == lastInstance }), last.message.to == "signedOut",
+              let ending = index.transitions.last(where: { sessionEndingTransitions.contains($0.message.transition ?? "") })
+        else { return [] }
+        // Storage the device kept locked could not be cleared; signing out because of it is another oracle's.
+        let locked = index.storageReads.contains {
+            guard $0.instance == lastInstance, case .error(let info)? = $0.value.reply else { return false }
+            return info.code == "locked"
+        }
+        // Tokens delivered after the session ended are a late result: the stale-refresh oracle's to judge.
+        let liveAtEnd = Set(index.exchanges.filter { ($0.replyEvent ?? .max) < ending.event }.compactMap(\.issuedAccessToken))
+        let kept = context.world.vault.contained(in: context.world.storage.secureText)
+            .filter { $0.kind == .access && liveAtEnd.contains($0.value) }
+        guard !locked, !kept.isEmpty else { return [] }
+        let requirement = ["refresh-rejected", "restore-failed"].contains(ending.message.transition ?? "")
+            ? "REFRESH-REJECTION-ONE-TRANSITION" : "SIGNOUT-BLOCK-AND-CLEAR"
+        return [context.finding(
+            [requirement], id,
+            "the session ended at '\(ending.message.transition!)', yet secure storage still holds \(kept.map(\.handle).joined(separator: ", "))",
+            [ending.event])]
+    }
+}
+
+/// No login request carries input that fails the world's sign-in rule (a plausible email: one `@`, a
+/// non-empty local part and a dotted domain; a password of at least 8 characters): such input is refused
+/// locally, before any request.
+struct SignInInputValidatedFirst: Oracle {
+    let id = "sign-in-input-validated-first"
+    let invariants: [String] = ["signing-in-input-validated-first"]
+    let requirements = ["SIGNIN-VALIDATE-INPUT"]
+
+    func check(_ context: OracleContext) -> [Finding] {
+        context.index.exchanges.filter(\.isLogin).compactMap { login in
+            let email = login.request.body["email"]?.string ?? login.request.body["username"]?.string ?? ""
+            let password = login.request.body["password"]?.string ?? ""
+            guard !Self.isPlausibleEmail(email) || password.count < 8 else { return nil }
+            return context.finding(
+                requirements, id, "a login request was sent with input that fails local validation; it must be refused before any request",
+                [login.event])
+        }
+    }
+
+    static func isPlausibleEmail(_ email: String) -> Bool {
+        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, !email.contains(where: \.isWhitespace) else { return false }
+        let labels = parts[1].split(separator: ".", omittingEmptySubsequences: false)
+        return labels.count >= 2 && labels.allSatisfy { !$0.isEmpty }
+    }
+}
