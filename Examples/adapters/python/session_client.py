@@ -76,6 +76,8 @@ TRANSITIONS = {
     "sign-in-succeeded": ("signingIn", "authenticated", True),
     "sign-in-failed": ("signingIn", "signedOut", False),
     "account-switch": ("authenticated", "signingIn", True),
+    "switch-during-refresh": ("refreshing", "signingIn", True),
+    "restore-sign-out": ("restoring", "signedOut", True),
 }
 
 RETRYABLE = {"timeout", "offline", "connectionLost", "serverError", "rateLimited", "storageLocked", "storageUnavailable"}
@@ -605,7 +607,9 @@ class SessionClient:
         if not self._restoring(generation):
             return
         stored = self.stored
-        self._fire("restore-failed", stored and stored["account"], reason)
+        # A sign-out the user asked for while restoring is that sign-out, not a failed restore.
+        self._fire("restore-sign-out" if reason == "signOutRequested" else "restore-failed",
+                   stored and stored["account"], reason)
         waiters, self.restore_waiters = self.restore_waiters, []
         settle, self.settle_waiters = self.settle_waiters, []
         await self._finish(account=stored and stored["account"], session_id=stored and stored["sessionID"],
@@ -868,8 +872,7 @@ class SessionClient:
             if self.phase == "authenticated":
                 self._fire("account-switch", active["account"], "switchingAccount")
             else:
-                self._fire("sign-out-during-refresh", active["account"], "switchingAccount")
-                self._fire("sign-in-started", None, "switchingAccount")
+                self._fire("switch-during-refresh", active["account"], "switchingAccount")
             self.signing_in_generation = self.generation
             self.active = self.operation = None
             pending = operation.unpersisted.refresh if operation and operation.unpersisted else None

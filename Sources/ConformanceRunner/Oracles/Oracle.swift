@@ -77,4 +77,5 @@ extension TraceIndex.Exchange {
 /// Transitions that end a session: its tokens must not be used again.
 let sessionEndingTransitions: Set<String> = [
     "sign-out", "sign-out-during-refresh", "refresh-rejected", "restore-failed", "account-switch",
+    "switch-during-refresh", "restore-sign-out",
 ]

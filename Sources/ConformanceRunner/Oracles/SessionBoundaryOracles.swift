@@ -119,7 +119,7 @@ struct OnlyExplicitRejectionSignsOut: Oracle {
                 $0.instance == end.instance && $0.event < end.event && ($0.message.to == "authenticated" || $0.message.to == "restoring")
             }?.event ?? 0
             switch name {
-            case "sign-out", "sign-out-during-refresh":
+            case "sign-out", "sign-out-during-refresh", "restore-sign-out":
                 let asked = index.commands.contains {
                     $0.instance == end.instance && $0.event < end.event && $0.event > windowStart
                         && ($0.value.kind == .signOut || $0.value.kind == .switchAccount)
@@ -130,6 +130,18 @@ struct OnlyExplicitRejectionSignsOut: Oracle {
                         [end.event]))
                 }
             case "refresh-rejected", "restore-failed":
+                let asked = index.commands.last {
+                    $0.instance == end.instance && $0.event < end.event && $0.event > windowStart && $0.value.kind == .signOut
+                }
+                if let asked, index.results.first(where: { $0.value.id == asked.value.id }).map({ $0.event > end.event }) ?? true {
+                    // The user's sign-out, named as a failure: a naming slip, not a sign-out on a retryable failure.
+                    findings.append(context.finding(
+                        ["SESSION-STATE-MACHINE"], id,
+                        "the sign-out the user asked for was reported as '\(name)'; "
+                            + (name == "restore-failed" ? "a sign-out while restoring is 'restore-sign-out'" : "a sign-out during a refresh is 'sign-out-during-refresh'"),
+                        [asked.event, end.event]))
+                    continue
+                }
                 // What is forbidden is signing out because of a retryable failure or a locked device.
                 let window = index.exchanges.filter { $0.instance == end.instance && $0.event > windowStart && $0.event < end.event }
                 let rejected = window.contains { exchange in
