@@ -47,8 +47,20 @@ struct ContentBelongsToCurrentAccount: Oracle {
                         [shown.event]))
                 }
             case "signedOut":
-                findings.append(context.finding(["SIGNOUT-BLOCK-AND-CLEAR"], id,
-                                                "\(owner)'s private content was shown while signed out", [shown.event]))
+                // A response of the ended session that arrived after it ended is a late response; anything
+                // else on screen is what sign-out should have cleared.
+                let ended = index.transitions.last {
+                    $0.instance == shown.instance && $0.event < shown.event
+                        && sessionEndingTransitions.contains($0.message.transition ?? "")
+                }
+                let late = servedByContent[contentID].flatMap(\.replyEvent).map { delivered in
+                    ended.map { delivered > $0.event } ?? false
+                } ?? false
+                findings.append(context.finding(
+                    late ? ["EPOCH-DISCARD-STALE-RESPONSES"] : ["SIGNOUT-BLOCK-AND-CLEAR"], id,
+                    late ? "\(owner)'s response that arrived after the session ended was shown while signed out"
+                        : "\(owner)'s private content was shown while signed out",
+                    [shown.event]))
             case "signingIn":
                 findings.append(context.finding(["CACHE-CLEAR-ON-SWITCH"], id,
                                                 "\(owner)'s private content was shown while signing in", [shown.event]))
