@@ -326,7 +326,8 @@ struct DriverAndWorldTests {
         """)
         let (outcome, _) = try Harness.runOne(yaml)
         #expect(outcome.status == .pass, "\(Harness.describe(outcome.findings))\n\(Harness.rendered(outcome))")
-        #expect(TraceIndex(outcome.trace).kills.map(\.value) == ["killed before the storage write"])
+        #expect(TraceIndex(outcome.trace).kills.map(\.value)
+                    == ["killed before the storage write: secure-storage set of 'session' (e3) discarded"])
     }
 
     @Test("a kill after the storage write keeps it: the relaunched client restores the session")
