@@ -132,7 +132,7 @@ final class ClientDriver {
         }
         guard version == adapterProtocolVersion else {
             let message = "this runner speaks protocol \(adapterProtocolVersion); the adapter sent \(version)"
-            try? send(.error(ErrorInfo(code: "protocol-version", message: message, definite: true)))
+            try? send(.error(ProtocolErrorCode.protocolVersion.info(message)))
             kill(reason: "protocol version mismatch")
             throw AdapterFailure(.versionMismatch, message, stderrTail: tail())
         }
@@ -343,7 +343,7 @@ final class ClientDriver {
         switch outcome {
         case .value(let value): try send(.reply(id: id, .value(value)))
         case .done: try send(.reply(id: id, .done))
-        case .locked: try send(.reply(id: id, .error(ErrorInfo(code: "locked", message: "the device is locked", definite: true))))
+        case .locked: try send(.reply(id: id, .error(ProtocolErrorCode.locked.info("the device is locked"))))
         }
     }
 
