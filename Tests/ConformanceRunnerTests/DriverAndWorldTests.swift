@@ -326,7 +326,8 @@ struct DriverAndWorldTests {
         """)
         let (outcome, _) = try Harness.runOne(yaml)
         #expect(outcome.status == .pass, "\(Harness.describe(outcome.findings))\n\(Harness.rendered(outcome))")
-        #expect(TraceIndex(outcome.trace).kills.map(\.value) == ["killed before the storage write"])
+        #expect(TraceIndex(outcome.trace).kills.map(\.value)
+                    == ["killed before the storage write: secure-storage set of 'session' (e3) discarded"])
     }
 
     @Test("a kill after the storage write keeps it: the relaunched client restores the session")
@@ -409,6 +410,31 @@ struct DriverAndWorldTests {
         #expect(get("/accounts/acct-alice/resources/inbox") == 200)
         #expect(get("/accounts/acct-bob/resources/inbox") == 403)
         #expect(get("/resources/inbox") == 200)
+    }
+
+    @Test("a path with a query string is answered 404 on every endpoint, before any authorization", arguments: [
+        ("GET", "/resources/inbox?page=2"), ("GET", "/accounts/acct-alice/resources/inbox?x=1"), ("GET", "/me?full=1"),
+        ("POST", "/auth/refresh?grant=1"), ("POST", "/auth/login?next=/"),
+    ])
+    func queryStringIsNotFound(method: String, path: String) throws {
+        var world = World(seed: 1)
+        guard case .response(let login) = world.serve(HTTPRequestMessage(
+            method: "POST", path: "/auth/login",
+            body: ["email": "alice@example.com", "password": "correct horse battery"])) else {
+            Issue.record("login failed")
+            return
+        }
+        let token = try #require(login.body["access_token"]?.string)
+        let refresh = try #require(login.body["refresh_token"]?.string)
+        guard case .response(let response) = world.serve(HTTPRequestMessage(
+            method: method, path: path, headers: ["authorization": "Bearer \(token)"],
+            body: method == "POST" ? ["refresh_token": .string(refresh), "email": "alice@example.com",
+                                      "password": "correct horse battery"] : .null)) else {
+            Issue.record("no response")
+            return
+        }
+        #expect(response.status == 404, "\(method) \(path) answered \(response.status)")
+        #expect(response.body["error"]?.string == "not_found")
     }
 
     @Test("without a reuse interval, a rotated refresh token is refused and its family revoked, even at the same instant")

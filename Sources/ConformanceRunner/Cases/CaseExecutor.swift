@@ -49,6 +49,10 @@ struct CaseExecutor {
                     groupEnd = nil
                 }
                 try perform(step.action, driver: driver)
+                if let reason = driver.endStep() {
+                    driver.finish()
+                    return outcome(.inconclusive, driver: driver, findings: [], seed: caseSeed, reason: reason)
+                }
             }
         } catch {
             driver.finish()
@@ -68,11 +72,7 @@ struct CaseExecutor {
         case .launch:
             try driver.launch()
         case .kill(let point):
-            if point == .now {
-                driver.kill(reason: "killed by the case")
-            } else {
-                driver.armKill(point)
-            }
+            driver.kill(at: point)
         case .signIn(let credentials):
             let (email, password) = resolve(credentials)
             try driver.command(.signIn, email: email, password: password)

@@ -23,7 +23,8 @@ final class ClientDriver {
     private(set) var step = 0
     private var commandCounter = 0
     private var barrierCounter = 0
-    private var armedKill: KillPoint?
+    /// The kill point a `kill: { at: ... }` step armed and that has not landed yet (see `endStep`).
+    private var armedKill: ArmedKill?
     /// HTTP effects the case holds back, in arrival order.
     private var held: [(id: String, request: HTTPRequestMessage)] = []
     private var sleeps: [(id: String, deadline: Double)] = []
@@ -78,13 +79,45 @@ final class ClientDriver {
         note("device restarted: locked, not unlocked since boot")
     }
 
-    func armKill(_ point: KillPoint) { armedKill = point }
+    /// A `kill` step. `now` kills the running process at once (with none running it is a no-op, noted); any
+    /// other point arms a kill that lands on the client's next storage change. Either way the step replaces a
+    /// kill point still armed.
+    func kill(at point: KillPoint) {
+        if let armed = armedKill {
+            armedKill = nil
+            note("kill point \(armed.point.rawValue) armed at step \(armed.step + 1) disarmed: replaced by this kill step")
+        }
+        guard point == .now else {
+            armedKill = ArmedKill(point: point, step: step)
+            return
+        }
+        if isRunning {
+            kill(reason: "killed by the case")
+        } else {
+            note("kill: no client is running; nothing to kill")
+        }
+    }
+
+    /// Ends the current step. A kill point is due once a later step drove the client (it settled, or its process
+    /// ended another way); still armed at the end of such a step, it never will land: it disarms, and the reason
+    /// returned makes the case inconclusive.
+    func endStep() -> String? {
+        guard let armed = armedKill, armed.due else { return nil }
+        armedKill = nil
+        let reason = "kill point never reached (\(armed.point.rawValue), armed at step \(armed.step + 1))"
+        note(reason + ": the client made no storage change; disarmed")
+        return reason
+    }
 
     // MARK: The client's lifetime
 
     /// Starts a client instance if none runs, then sends `launch`.
     func launch() throws(AdapterFailure) {
-        if connection == nil { try start() }
+        if connection == nil {
+            try start()
+        } else if let armed = armedKill {
+            note("launch sent to the running client instance \(instance); kill point \(armed.point.rawValue) armed at step \(armed.step + 1) waits for its storage change")
+        }
         try command(.launch)
     }
 
@@ -99,7 +132,7 @@ final class ClientDriver {
         }
         guard version == adapterProtocolVersion else {
             let message = "this runner speaks protocol \(adapterProtocolVersion); the adapter sent \(version)"
-            try? send(.error(ErrorInfo(code: "protocol-version", message: message, definite: true)))
+            try? send(.error(ProtocolErrorCode.protocolVersion.info(message)))
             kill(reason: "protocol version mismatch")
             throw AdapterFailure(.versionMismatch, message, stderrTail: tail())
         }
@@ -119,7 +152,8 @@ final class ClientDriver {
         record(.processKilled(instance: instance, reason: reason))
         held = []
         sleeps = []
-        armedKill = nil
+        // A kill point still armed can no longer land on this process: it is due (see `endStep`).
+        armedKill?.due = true
         pendingCommands = [:]
     }
 
@@ -177,6 +211,7 @@ final class ClientDriver {
     /// Until the client is idle and nothing it asked can be answered now: barrier, answer, repeat.
     func settle() throws(AdapterFailure) {
         var rounds = 0
+        if connection != nil { armedKill?.due = true }
         let limit = Self.baseRounds + Self.roundsPerPendingCommand * pendingCommands.count
         while connection != nil {
             rounds += 1
@@ -244,23 +279,21 @@ final class ClientDriver {
             try reply(id, outcome: world.serve(request))
             return true
         case .storage(let id, let operation, let key, let value, let accessibility):
-            if operation == .set, let point = armedKill {
-                // The storage changes the client sent alongside this write (say, two items written in parallel)
-                // reached the runner before the kill, so they took effect; only the chosen write is discarded.
-                applySiblingWrites(of: id, in: batch)
-                if point == .beforeStorageWrite {
-                    record(.writeDiscarded(effectID: id))
-                    kill(reason: "killed before the storage write")
-                    return false
+            if operation != .get, let armed = armedKill {
+                land(armed, on: id, batch: batch, "secure-storage \(operation.rawValue) of '\(key)'") {
+                    _ = $0.storage.secure(operation, key: key, value: value, accessibility: accessibility)
                 }
-                _ = world.storage.secure(operation, key: key, value: value, accessibility: accessibility)
-                note("secure-storage write of '\(key)' applied")
-                kill(reason: "killed after the storage write")
                 return false
             }
             try sendStorageReply(id, world.storage.secure(operation, key: key, value: value, accessibility: accessibility))
             return true
         case .preferences(let id, let operation, let key, let value):
+            if operation != .get, let armed = armedKill {
+                land(armed, on: id, batch: batch, "preferences \(operation.rawValue) of '\(key)'") {
+                    _ = $0.storage.preference(operation, key: key, value: value)
+                }
+                return false
+            }
             try sendStorageReply(id, world.storage.preference(operation, key: key, value: value))
             return true
         case .sleep(let id, let seconds):
@@ -275,14 +308,31 @@ final class ClientDriver {
         }
     }
 
-    private func applySiblingWrites(of id: String, in batch: [AdapterMessage]) {
+    /// The armed kill lands on a storage change (`operation`, applied by `apply` when the point is after it).
+    private func land(_ armed: ArmedKill, on id: String, batch: [AdapterMessage], _ operation: String,
+                      apply: (inout World) -> Void) {
+        armedKill = nil
+        // The storage changes the client sent alongside this one (say, two items written in parallel) reached the
+        // runner before the kill, so they took effect; only the chosen one is discarded.
+        applySiblingChanges(of: id, in: batch)
+        if armed.point == .beforeStorageWrite {
+            record(.writeDiscarded(effectID: id))
+            kill(reason: "killed before the storage write: \(operation) (\(id)) discarded")
+        } else {
+            apply(&world)
+            kill(reason: "killed after the storage write: \(operation) (\(id)) applied")
+        }
+    }
+
+    private func applySiblingChanges(of id: String, in batch: [AdapterMessage]) {
         for sibling in batch {
             switch sibling {
             case .storage(let other, let operation, let key, let value, let accessibility) where other != id && operation != .get:
                 _ = world.storage.secure(operation, key: key, value: value, accessibility: accessibility)
                 note("secure-storage \(operation.rawValue) of '\(key)' sent in the same batch applied")
-            case .preferences(_, let operation, let key, let value) where operation != .get:
+            case .preferences(let other, let operation, let key, let value) where other != id && operation != .get:
                 _ = world.storage.preference(operation, key: key, value: value)
+                note("preferences \(operation.rawValue) of '\(key)' sent in the same batch applied")
             default:
                 break
             }
@@ -293,7 +343,7 @@ final class ClientDriver {
         switch outcome {
         case .value(let value): try send(.reply(id: id, .value(value)))
         case .done: try send(.reply(id: id, .done))
-        case .locked: try send(.reply(id: id, .error(ErrorInfo(code: "locked", message: "the device is locked", definite: true))))
+        case .locked: try send(.reply(id: id, .error(ProtocolErrorCode.locked.info("the device is locked"))))
         }
     }
 
@@ -314,6 +364,15 @@ final class ClientDriver {
     }
 
     private var loggedServerLines = 0
+
+    /// A kill point waiting for the client's next storage change.
+    private struct ArmedKill {
+        let point: KillPoint
+        /// The step (0-based) that armed it.
+        let step: Int
+        /// A later step drove the client, or its process ended: at the end of this step it lands or disarms.
+        var due = false
+    }
 
     // MARK: Wire
 

@@ -10,7 +10,7 @@ public struct TraceEvent: Sendable {
         case received(AdapterMessage)
         /// Something the world did that the client cannot see, such as a token rotation.
         case world(String)
-        /// A secure-storage write that never took effect: the process died before it landed.
+        /// A storage change (secure storage or preferences) that never took effect: the process died before it landed.
         case writeDiscarded(effectID: String)
     }
 

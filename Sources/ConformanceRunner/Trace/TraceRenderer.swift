@@ -15,7 +15,7 @@ public struct TraceRenderer: Sendable {
         case .sent(let message): body = "> " + message.line
         case .received(let message): body = "< " + message.line
         case .world(let text): body = "   world: " + text
-        case .writeDiscarded(let id): body = "   world: secure-storage write \(id) discarded: the process died first"
+        case .writeDiscarded(let id): body = "   world: storage change \(id) discarded: the process died first"
         }
         return vault.redact("#\(event.number) " + body)
     }

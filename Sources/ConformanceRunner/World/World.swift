@@ -60,7 +60,7 @@ public struct World: Sendable {
 
     /// Serves one request as the network and servers would, applying any fault planned for its path.
     mutating func serve(_ request: HTTPRequestMessage) -> HTTPOutcome {
-        guard online else { return .failure(ErrorInfo(code: "offline", message: "the device is offline", definite: true)) }
+        guard online else { return .failure(ProtocolErrorCode.offline.info("the device is offline")) }
         if let index = faults.firstIndex(where: { Self.matches(pattern: $0.path, path: request.path) }) {
             let kind = faults[index].kind
             faults[index].remaining -= 1
@@ -74,15 +74,15 @@ public struct World: Sendable {
             case .serverError:
                 return .response(HTTPResponseMessage(status: 503, body: ["error": "temporarily_unavailable"]))
             case .timeout:
-                return .failure(ErrorInfo(code: "timeout", message: "no response in time", definite: false))
+                return .failure(ProtocolErrorCode.timeout.info("no response in time"))
             case .offline:
-                return .failure(ErrorInfo(code: "offline", message: "the device is offline", definite: true))
+                return .failure(ProtocolErrorCode.offline.info("the device is offline"))
             case .revoked:
                 revokeSessions(presentedIn: request)
                 return route(request)
             case .lost:
                 _ = route(request)
-                return .failure(ErrorInfo(code: "connectionLost", message: "the response was lost", definite: false))
+                return .failure(ProtocolErrorCode.connectionLost.info("the response was lost"))
             }
         }
         return route(request)
@@ -96,6 +96,10 @@ public struct World: Sendable {
     }
 
     private mutating func route(_ request: HTTPRequestMessage) -> HTTPOutcome {
+        // The endpoints take no query string (docs/adapter-protocol.md): a path with one is unknown.
+        if request.path.contains("?") {
+            return .response(HTTPResponseMessage(status: 404, body: ["error": "not_found"]))
+        }
         let body = request.body
         switch (request.method.uppercased(), request.path) {
         case ("POST", "/auth/login"):

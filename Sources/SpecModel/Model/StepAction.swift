@@ -4,13 +4,16 @@ public enum Credentials: Sendable, Hashable {
     case raw(email: String, password: String)
 }
 
-/// When a `kill` step ends the adapter process.
+/// When a `kill` step ends the adapter process. The two storage points land on the client's next storage
+/// change: a secure-storage or preferences `set` or `delete`, never a `get`. A point that has not landed by the
+/// end of the first later step that drives the client disarms and makes the case inconclusive
+/// (docs/spec-format.md, the `kill` step).
 public enum KillPoint: String, Sendable, Hashable, CaseIterable {
-    /// At once.
+    /// At once; with no client running, a no-op noted in the trace. It also disarms an armed point.
     case now
-    /// When the client next sends a secure-storage write; the write is discarded.
+    /// When the client next sends a storage change; the change is discarded.
     case beforeStorageWrite
-    /// Right after the client's next secure-storage write took effect, before the client hears back.
+    /// Right after the client's next storage change took effect, before the client hears back.
     case afterStorageWrite
 }
 
