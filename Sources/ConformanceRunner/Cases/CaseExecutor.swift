@@ -23,6 +23,13 @@ struct CaseExecutor {
         var since = 0
         var groupEnd: Int?
         var verified: Set<String> = []
+        // The rest of the case would check nothing: stop. What earlier steps found stands, but only the
+        // requirements they verified count as covered by this case.
+        func stop(_ reason: String) -> CaseOutcome {
+            driver.finish()
+            return outcome(findings.isEmpty ? .inconclusive : .fail, driver: driver, findings: findings, seed: caseSeed,
+                           reason: reason, covered: findings.isEmpty ? nil : verified)
+        }
         do {
             for (index, step) in acceptanceCase.steps.enumerated() {
                 driver.beginStep(index, kind: step.kind)
@@ -30,13 +37,7 @@ struct CaseExecutor {
                     let check = ExpectationCheck(expectation: expectation, driver: driver, since: since, stepIndex: index)
                     groupEnd = driver.trace.events.count
                     if case .require = step.action, let unmet = check.problems().first {
-                        // The rest of the case would check nothing: stop. What earlier steps found stands, but
-                        // only the requirements they verified count as covered by this case.
-                        driver.finish()
-                        let reason = "precondition of step \(index + 1) (line \(step.location.line)) did not hold: \(unmet.message)"
-                        return outcome(findings.isEmpty ? .inconclusive : .fail, driver: driver, findings: findings,
-                                       seed: caseSeed, reason: reason,
-                                       covered: findings.isEmpty ? nil : verified)
+                        return stop("precondition of step \(index + 1) (line \(step.location.line)) did not hold: \(unmet.message)")
                     }
                     if case .expect(let expectation) = step.action {
                         verified.formUnion(expectation.verifies.map(\.value))
@@ -49,10 +50,7 @@ struct CaseExecutor {
                     groupEnd = nil
                 }
                 try perform(step.action, driver: driver)
-                if let reason = driver.endStep() {
-                    driver.finish()
-                    return outcome(.inconclusive, driver: driver, findings: [], seed: caseSeed, reason: reason)
-                }
+                if let reason = driver.endStep() { return stop(reason) }
             }
         } catch {
             driver.finish()

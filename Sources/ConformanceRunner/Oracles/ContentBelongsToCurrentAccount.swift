@@ -32,9 +32,16 @@ struct ContentBelongsToCurrentAccount: Oracle {
             switch state {
             case "restoring":
                 // Only what a declared offline policy names, of the account last signed in, may show early.
-                let lastAccount = index.transitions.last {
+                // The policy covers the session stored on the device: none once a session has ended since.
+                let lastSession = index.transitions.last {
                     $0.event < shown.event && ["sign-in-succeeded", "restore-validated"].contains($0.message.transition ?? "")
-                }?.message.account.flatMap { WorldAccount.withID($0)?.name ?? $0 }
+                }
+                let endedSince = index.transitions.contains {
+                    $0.event > (lastSession?.event ?? 0) && $0.event < shown.event
+                        && sessionEndingTransitions.contains($0.message.transition ?? "")
+                }
+                let lastAccount = endedSince ? nil
+                    : lastSession?.message.account.flatMap { WorldAccount.withID($0)?.name ?? $0 }
                 let declared = context.capabilities.contains("offline-browsing")
                 let allowed = declared && context.offlineResources.contains(shown.value.resource ?? "") && owner == lastAccount
                 if !allowed {
