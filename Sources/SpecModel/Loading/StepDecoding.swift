@@ -160,10 +160,15 @@ extension SpecDecoder {
     /// `expect` takes the assertions and `for`, the requirements they verify; `require` takes the assertions only.
     private mutating func expectation(_ node: YAMLNode, kind: String) -> Expectation? {
         let verifies = kind == "expect"
-        guard var map = mapping(node, "step '\(kind)'", allowed: Self.assertionKeys + (verifies ? ["for"] : []))
+        guard var map = mapping(node, "step '\(kind)'", allowed: Self.assertionKeys + (verifies ? ["for", "failFor"] : []))
         else { return nil }
         var expectation = Expectation()
-        if verifies, let requirements = map.required("for") {
+        if verifies, let renamed = map.entries.first(where: { $0.key == "failFor" }) {
+            // The key of format 1's first drafts: say what replaced it instead of two unrelated errors.
+            error("'failFor' is gone: an expect names the requirements it verifies with 'for', and is charged to those only",
+                  at: renamed.keyLocation)
+            expectation.verifies = stringList(renamed.value, "for")
+        } else if verifies, let requirements = map.required("for") {
             expectation.verifies = stringList(requirements, "for")
         }
         expectation.state = map.optional("state").flatMap { string($0, "state") }
