@@ -17,7 +17,7 @@ struct DriverAndWorldTests {
           - signIn: { account: alice }
           - fault: { path: /resources/*, kind: expiredToken, times: 3 }
           - request: { resource: inbox, count: 3 }
-          - expect: { shown: [alice], results: { ok: 5 }, requests: [{ path: /auth/refresh, count: 1 }] }
+          - expect: { for: [REFRESH-SINGLE-FLIGHT], shown: [alice], results: { ok: 5 }, requests: [{ path: /auth/refresh, count: 1 }] }
           - hold: { path: /resources/* }
           - request: { resource: inbox }
           - switchAccount: { account: bob }
@@ -27,7 +27,7 @@ struct DriverAndWorldTests {
           - kill: {}
           - launch: {}
           - request: { resource: inbox }
-          - expect: { state: authenticated, shown: [bob], notShown: [alice] }
+          - expect: { for: [REFRESH-SINGLE-FLIGHT], state: authenticated, shown: [bob], notShown: [alice] }
       - id: busy-sign-out
         title: Sign in, request, sign out
         requirements: [SIGNOUT-BLOCK-AND-CLEAR]
@@ -36,7 +36,7 @@ struct DriverAndWorldTests {
           - signIn: { account: carol }
           - request: { resource: inbox }
           - signOut: {}
-          - expect: { state: signedOut, tokensStored: false, revoked: carol }
+          - expect: { for: [SIGNOUT-BLOCK-AND-CLEAR], state: signedOut, tokensStored: false, revoked: carol }
 
     """)
 
@@ -216,7 +216,7 @@ struct DriverAndWorldTests {
           - launch: {}
           - signIn: { account: alice }
           - request: { resource: inbox }
-          - expect: { state: authenticated, shown: [alice] }
+          - expect: { for: [SIGNIN-VALIDATE-INPUT], state: authenticated, shown: [alice] }
 
     """)
 
@@ -319,9 +319,9 @@ struct DriverAndWorldTests {
               - launch: {}
               - kill: { at: beforeStorageWrite }
               - signIn: { account: alice }
-              - expect: { tokensStored: false }
+              - expect: { for: [PROCESS-DEATH-SAFE], tokensStored: false }
               - launch: {}
-              - expect: { state: signedOut, transitions: [restore-failed] }
+              - expect: { for: [PROCESS-DEATH-SAFE], state: signedOut, transitions: [restore-failed] }
 
         """)
         let (outcome, _) = try Harness.runOne(yaml)
@@ -340,9 +340,9 @@ struct DriverAndWorldTests {
               - launch: {}
               - kill: { at: afterStorageWrite }
               - signIn: { account: alice }
-              - expect: { tokensStored: true }
+              - expect: { for: [PROCESS-DEATH-SAFE], tokensStored: true }
               - launch: {}
-              - expect: { state: authenticated, transitions: [restore-validated] }
+              - expect: { for: [PROCESS-DEATH-SAFE], state: authenticated, transitions: [restore-validated] }
 
         """)
         let (outcome, _) = try Harness.runOne(yaml)
@@ -361,9 +361,9 @@ struct DriverAndWorldTests {
               - signIn: { account: alice }
               - hold: { path: /resources/* }
               - request: { resource: inbox, count: 3 }
-              - expect: { held: 3, results: { ok: 2 } }
+              - expect: { for: [REFRESH-SINGLE-FLIGHT], held: 3, results: { ok: 2 } }
               - release: { path: /resources/* }
-              - expect: { held: 0, results: { ok: 3 } }
+              - expect: { for: [REFRESH-SINGLE-FLIGHT], held: 0, results: { ok: 3 } }
 
         """)
         let (outcome, _) = try Harness.runOne(yaml)

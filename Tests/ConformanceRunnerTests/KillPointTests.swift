@@ -39,7 +39,7 @@ struct KillPointTests {
               - signIn: { account: alice }
               - kill: { at: beforeStorageWrite }
               - signOut: {}
-              - expect: { tokensStored: true }
+              - expect: { for: [PROCESS-DEATH-SAFE], tokensStored: true }
 
         """)
         let (outcome, _) = try Harness.runOne(yaml)
@@ -60,9 +60,9 @@ struct KillPointTests {
               - signIn: { account: alice }
               - kill: { at: afterStorageWrite }
               - signOut: {}
-              - expect: { tokensStored: false }
+              - expect: { for: [PROCESS-DEATH-SAFE], tokensStored: false }
               - launch: {}
-              - expect: { state: signedOut, transitions: [restore-failed] }
+              - expect: { for: [PROCESS-DEATH-SAFE], state: signedOut, transitions: [restore-failed] }
 
         """)
         let (outcome, _) = try Harness.runOne(yaml)
@@ -103,9 +103,9 @@ struct KillPointTests {
               - fault: { path: /resources/*, kind: expiredToken }
               - hold: { path: /me }
               - configure: { reuseInterval: 60 }
-              - expect: { tokensStored: true }
+              - expect: { for: [PROCESS-DEATH-SAFE], tokensStored: true }
               - request: { resource: inbox }
-              - expect: { requests: [{ path: /auth/refresh, count: 1 }] }
+              - expect: { for: [PROCESS-DEATH-SAFE], requests: [{ path: /auth/refresh, count: 1 }] }
 
         """)
         let (outcome, _) = try Harness.runOne(yaml)
@@ -128,7 +128,7 @@ struct KillPointTests {
               - kill: { at: beforeStorageWrite }
               - request: { resource: inbox }
               - launch: {}
-              - expect: { state: signedOut }
+              - expect: { for: [PROCESS-DEATH-SAFE], state: signedOut }
 
         """)
         let (outcome, result) = try Harness.runOne(yaml)
@@ -180,7 +180,7 @@ struct KillPointTests {
               - launch: {}
               - fault: { path: /resources/*, kind: expiredToken }
               - request: { resource: inbox }
-              - expect: { state: authenticated, tokensStored: true, requests: [{ path: /auth/refresh, count: 1 }] }
+              - expect: { for: [PROCESS-DEATH-SAFE], state: authenticated, tokensStored: true, requests: [{ path: /auth/refresh, count: 1 }] }
 
         """)
         let (outcome, _) = try Harness.runOne(yaml)

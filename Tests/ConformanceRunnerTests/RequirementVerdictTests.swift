@@ -21,13 +21,13 @@ struct RequirementVerdictTests {
         steps:
           - launch: {}
           - signIn: { email: not-an-email, password: short }
-          - expect: { results: { codes: { invalidInput: 1 } }, requests: [{ path: /auth/login, count: 0 }] }
+          - expect: { for: [SIGNIN-VALIDATE-INPUT], results: { codes: { invalidInput: 1 } }, requests: [{ path: /auth/login, count: 0 }] }
       - id: transitions-recorded
         title: An expectation that fails is charged to the case's SHOULD requirement
         requirements: [LOG-RECORD-TRANSITIONS]
         steps:
           - launch: {}
-          - expect: { state: authenticated }
+          - expect: { for: [LOG-RECORD-TRANSITIONS], state: authenticated }
 
     """)
 

@@ -11,7 +11,7 @@ struct TransitionsFollowStateMachineTests {
         steps:
           - launch: {}
           - signIn: { account: alice }
-          - expect: { state: authenticated, transitions: [restore-failed, sign-in-started, sign-in-succeeded] }
+          - expect: { for: [SESSION-STATE-MACHINE], state: authenticated, transitions: [restore-failed, sign-in-started, sign-in-succeeded] }
 
     """)
 
@@ -54,7 +54,7 @@ struct NoRequestWithEndedSessionTokenTests {
           - request: { resource: inbox }
           - signOut: {}
           - request: { resource: inbox }
-          - expect: { state: signedOut, results: { failed: 1, codes: { signedOut: 1 } }, revoked: alice }
+          - expect: { for: [SIGNOUT-BLOCK-AND-CLEAR], state: signedOut, results: { failed: 1, codes: { signedOut: 1 } }, revoked: alice }
 
     """)
 
@@ -90,7 +90,7 @@ struct StaleRefreshResultDiscardedTests {
           - request: { resource: inbox }
           - signOut: {}
           - release: { path: /auth/refresh }
-          - expect: { state: signedOut, tokensStored: false, held: 1 }
+          - expect: { for: [EPOCH-DISCARD-STALE-REFRESH], state: signedOut, tokensStored: false, held: 1 }
 
     """)
 
@@ -129,7 +129,7 @@ struct ContentBelongsToCurrentAccountTests {
           - switchAccount: { account: bob }
           - release: { path: /resources/* }
           - request: { resource: inbox }
-          - expect: { state: authenticated, shown: [bob], notShown: [alice], results: { codes: { cancelled: 1 } } }
+          - expect: { for: [EPOCH-DISCARD-STALE-RESPONSES], state: authenticated, shown: [bob], notShown: [alice], results: { codes: { cancelled: 1 } } }
 
     """)
 
@@ -164,11 +164,12 @@ struct OneSignInPromptPerSignOutTests {
         steps:
           - launch: {}
           - signIn: { account: alice }
-          - expect: { prompts: 1 }
+          - expect: { for: [SIGNIN-PROMPT-ONCE], prompts: 1 }
           - fault: { path: /resources/*, kind: expiredToken, times: 2 }
           - fault: { path: /auth/refresh, kind: invalidGrant }
           - request: { resource: inbox, count: 2 }
           - expect:
+              for: [SIGNIN-PROMPT-ONCE]
               state: signedOut
               prompts: 1
               transitions: [refresh-started, refresh-rejected]
@@ -210,7 +211,7 @@ struct OnlyExplicitRejectionSignsOutTests {
           - fault: { path: /resources/*, kind: expiredToken }
           - fault: { path: /auth/refresh, kind: serverError }
           - request: { resource: inbox }
-          - expect: { state: authenticated, tokensStored: true, results: { codes: { serverError: 1 } } }
+          - expect: { for: [REFRESH-ONLY-REJECTION-SIGNS-OUT], state: authenticated, tokensStored: true, results: { codes: { serverError: 1 } } }
 
     """)
 
@@ -221,12 +222,12 @@ struct OnlyExplicitRejectionSignsOutTests {
         steps:
           - launch: {}
           - signIn: { account: alice }
-          - expect: { state: authenticated }
+          - expect: { for: [STORAGE-LOCKED-NOT-SIGNOUT], state: authenticated }
           - reboot: {}
           - launch: {}
-          - expect: { state: restoring, prompts: 0 }
+          - expect: { for: [STORAGE-LOCKED-NOT-SIGNOUT], state: restoring, prompts: 0 }
           - unlock: {}
-          - expect: { state: authenticated, requests: [{ path: /me, count: 1 }] }
+          - expect: { for: [STORAGE-LOCKED-NOT-SIGNOUT], state: authenticated, requests: [{ path: /me, count: 1 }] }
 
     """)
 
@@ -271,10 +272,10 @@ struct RestoreValidatedWithServerTests {
         steps:
           - launch: {}
           - signIn: { account: alice }
-          - expect: { state: authenticated }
+          - expect: { for: [RESTORE-TOKEN-PRESENCE-NOT-AUTHENTICATED], state: authenticated }
           - kill: {}
           - launch: {}
-          - expect: { state: authenticated, requests: [{ path: /me, count: 1 }] }
+          - expect: { for: [RESTORE-TOKEN-PRESENCE-NOT-AUTHENTICATED], state: authenticated, requests: [{ path: /me, count: 1 }] }
 
     """)
 
@@ -288,7 +289,7 @@ struct RestoreValidatedWithServerTests {
           - kill: {}
           - fault: { path: /me, kind: expiredToken }
           - launch: {}
-          - expect: { state: authenticated, requests: [{ path: /auth/refresh, count: 1 }], tokensStored: true }
+          - expect: { for: [RESTORE-TOKEN-PRESENCE-NOT-AUTHENTICATED], state: authenticated, requests: [{ path: /auth/refresh, count: 1 }], tokensStored: true }
 
     """)
 

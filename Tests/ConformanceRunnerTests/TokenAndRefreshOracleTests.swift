@@ -17,7 +17,7 @@ struct SingleRefreshInFlightTests {
           - signIn: { account: alice }
           - fault: { path: /resources/*, kind: expiredToken, times: 2 }
           - request: { resource: inbox, count: 2 }
-          - expect: { results: { ok: 4 }, requests: [{ path: /auth/refresh, count: 1 }] }
+          - expect: { for: [REFRESH-SINGLE-FLIGHT], results: { ok: 4 }, requests: [{ path: /auth/refresh, count: 1 }] }
 
     """)
 
@@ -52,7 +52,7 @@ struct SingleRefreshInFlightTests {
               - fault: { path: /resources/*, kind: expiredToken }
               - request: { resource: inbox }
               - release: { path: /auth/refresh }
-              - expect: { state: authenticated, shown: [alice], tokensStored: true }
+              - expect: { for: [REFRESH-SINGLE-FLIGHT], state: authenticated, shown: [alice], tokensStored: true }
 
         """)
         let (outcome, _) = try Harness.runOne(yaml)
@@ -74,7 +74,7 @@ struct NoTokenInClientOutputTests {
           - signIn: { account: alice }
           - fault: { path: /resources/*, kind: expiredToken }
           - request: { resource: inbox }
-          - expect: { results: { ok: 3 }, tokensStored: true }
+          - expect: { for: [LOG-NO-TOKEN-VALUES], results: { ok: 3 }, tokensStored: true }
 
     """)
 
@@ -134,7 +134,7 @@ struct NewTokensPersistedBeforeUseTests {
           - signIn: { account: alice }
           - fault: { path: /resources/*, kind: expiredToken }
           - request: { resource: inbox }
-          - expect: { results: { ok: 3 }, tokensStored: true }
+          - expect: { for: [REFRESH-PERSIST-BEFORE-USE], results: { ok: 3 }, tokensStored: true }
 
     """)
 
@@ -187,7 +187,7 @@ struct RotatedRefreshTokenNeverSentTests {
           - advance: { seconds: 10 }
           - fault: { path: /resources/*, kind: expiredToken }
           - request: { resource: inbox }
-          - expect: { state: authenticated, results: { ok: 4 }, requests: [{ path: /auth/refresh, count: 2 }] }
+          - expect: { for: [ROTATION-OLD-TOKEN-NEVER-REUSED], state: authenticated, results: { ok: 4 }, requests: [{ path: /auth/refresh, count: 2 }] }
 
     """)
 
@@ -222,6 +222,7 @@ struct RequestRetriedAtMostOnceTests {
           - fault: { path: /resources/*, kind: expiredToken, times: 4 }
           - request: { resource: inbox }
           - expect:
+              for: [REFRESH-RETRY-ONCE]
               results: { codes: { sessionExpired: 1 } }
               requests: [{ path: /resources/inbox, count: 2 }, { path: /auth/refresh, count: 1 }]
 
@@ -255,7 +256,7 @@ struct RefreshBypassesUnauthorizedHandlingTests {
           - signIn: { account: alice }
           - fault: { path: /resources/*, kind: expiredToken }
           - request: { resource: inbox }
-          - expect: { results: { ok: 3 }, requests: [{ path: /auth/refresh, count: 1 }] }
+          - expect: { for: [REFRESH-NOT-THROUGH-401-HANDLER], results: { ok: 3 }, requests: [{ path: /auth/refresh, count: 1 }] }
 
     """)
 
@@ -287,7 +288,7 @@ struct BackgroundTokensAfterFirstUnlockTests {
           - signIn: { account: alice }
           - fault: { path: /resources/*, kind: expiredToken }
           - request: { resource: inbox }
-          - expect: { results: { ok: 3 }, tokensStored: true }
+          - expect: { for: [STORAGE-BACKGROUND-ACCESSIBILITY], results: { ok: 3 }, tokensStored: true }
 
     """)
 

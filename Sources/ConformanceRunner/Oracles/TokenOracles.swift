@@ -65,7 +65,7 @@ struct NewTokensPersistedBeforeUse: Oracle {
                 findings.append(context.finding(
                     [requirement], id,
                     "the new access token was sent before the new pair was in secure storage (\(handles))",
-                    [delivered, firstUse.event] + [persistedAccess, persistedRefresh].compactMap { $0?.event }))
+                    [delivered, firstUse.event] + Set([persistedAccess, persistedRefresh].compactMap { $0?.event }).sorted()))
             }
             let accessOnly = writes.first { $0.value.contains(access) && !$0.value.contains(refresh) }
             let refreshOnly = writes.first { $0.value.contains(refresh) && !$0.value.contains(access) }
