@@ -96,3 +96,159 @@ struct RequirementVerdictTests {
         #expect(result.requirements.map(\.id) == catalogue.requirements.map(\.id))
     }
 }
+
+/// A requirement is decided only by conclusive cases: one covered only by inconclusive cases is untested.
+@Suite("requirement verdicts over inconclusive, skipped and erroring cases")
+struct InconclusiveVerdictTests {
+    static func outcome(_ id: String, _ status: CaseStatus, requirements: [String], reason: String? = nil,
+                        findings: [Finding] = []) -> CaseOutcome {
+        CaseOutcome(caseID: id, title: id, file: "inline.yaml", requirements: requirements, status: status, findings: findings,
+                    reason: reason, stderrTail: nil, trace: Trace(), vault: TokenVault(seed: 1), seed: 1)
+    }
+
+    static func verdict(_ id: String, _ outcomes: [CaseOutcome], capabilities: [String] = []) throws -> RequirementVerdict {
+        let catalogue = try #require(try Harness.bundle(RequirementVerdictTests.yaml).catalogue)
+        let verdicts = VerdictBuilder.verdicts(catalogue: catalogue, outcomes: outcomes, capabilities: capabilities)
+        return try #require(verdicts.first { $0.id == id })
+    }
+
+    @Test("a requirement covered only by an inconclusive case is untested with the case's reason, never pass")
+    func onlyInconclusiveIsUntested() throws {
+        let verdict = try Self.verdict("REFRESH-SINGLE-FLIGHT", [
+            Self.outcome("lost-refresh", .inconclusive, requirements: ["REFRESH-SINGLE-FLIGHT"], reason: "no refresh was started"),
+        ])
+        #expect(verdict.status == .untested)
+        #expect(verdict.reason == "every covering case was inconclusive: lost-refresh: no refresh was started")
+    }
+
+    @Test("inconclusive and skipped cases together leave it untested, naming both")
+    func inconclusiveAndSkipped() throws {
+        let verdict = try Self.verdict("REFRESH-SINGLE-FLIGHT", [
+            Self.outcome("a", .skipped, requirements: ["REFRESH-SINGLE-FLIGHT"], reason: "needs offline-browsing"),
+            Self.outcome("b", .inconclusive, requirements: ["REFRESH-SINGLE-FLIGHT"], reason: "kill point never reached"),
+        ])
+        #expect(verdict.status == .untested)
+        #expect(verdict.reason == "every covering case was inconclusive or skipped: b: kill point never reached; "
+                + "a skipped: needs offline-browsing")
+    }
+
+    @Test("one conclusive case is enough to pass; an inconclusive one beside it changes nothing")
+    func conclusiveBesideInconclusivePasses() throws {
+        let verdict = try Self.verdict("REFRESH-SINGLE-FLIGHT", [
+            Self.outcome("a", .inconclusive, requirements: ["REFRESH-SINGLE-FLIGHT"], reason: "no refresh was started"),
+            Self.outcome("b", .pass, requirements: ["REFRESH-SINGLE-FLIGHT"]),
+        ])
+        #expect(verdict.status == .pass)
+        #expect(verdict.reason == nil)
+    }
+
+    @Test("an untested MUST means the MUST requirements do not pass")
+    func untestedMustFailsTheRun() throws {
+        let catalogue = try #require(try Harness.bundle(RequirementVerdictTests.yaml).catalogue)
+        let outcomes = catalogue.requirements.filter(\.level.isTestable).map {
+            Self.outcome("case-\($0.id.lowercased())", .pass, requirements: [$0.id])
+        } + [Self.outcome("vacuous", .inconclusive, requirements: ["REFRESH-SINGLE-FLIGHT"], reason: "no refresh was started")]
+        let vacuous = outcomes.filter { $0.caseID != "case-refresh-single-flight" }
+        func result(_ outcomes: [CaseOutcome]) -> RunResult {
+            RunResult(implementation: nil, capabilities: ["background-refresh", "offline-browsing"], offlineResources: [],
+                      adapter: "test", seed: 1, outcomes: outcomes,
+                      requirements: VerdictBuilder.verdicts(catalogue: catalogue, outcomes: outcomes,
+                                                            capabilities: ["background-refresh", "offline-browsing"]),
+                      startupFailure: nil)
+        }
+        #expect(result(outcomes).mustRequirementsPass)
+        #expect(Harness.verdict("REFRESH-SINGLE-FLIGHT", in: result(vacuous))?.status == .untested)
+        #expect(!result(vacuous).mustRequirementsPass)
+    }
+
+    @Test("a case that errored makes the MUST requirements not pass, even when it only covers a SHOULD")
+    func errorNeverPasses() throws {
+        let catalogue = try #require(try Harness.bundle(RequirementVerdictTests.yaml).catalogue)
+        let should = try #require(catalogue.requirements.first { $0.level == .should && $0.capability == nil })
+        let outcomes = catalogue.requirements.filter(\.level.isTestable).map {
+            Self.outcome("case-\($0.id.lowercased())", .pass, requirements: [$0.id])
+        } + [Self.outcome("crashes", .error, requirements: [should.id], reason: "the adapter exited")]
+        let result = RunResult(implementation: nil, capabilities: ["background-refresh", "offline-browsing"],
+                               offlineResources: [], adapter: "test", seed: 1, outcomes: outcomes,
+                               requirements: VerdictBuilder.verdicts(catalogue: catalogue, outcomes: outcomes,
+                                                                     capabilities: ["background-refresh", "offline-browsing"]),
+                               startupFailure: nil)
+        #expect(!result.mustRequirementsPass)
+    }
+}
+
+/// Identical findings of one check in one case are one finding with a count.
+@Suite("finding grouping")
+struct FindingGroupingTests {
+    static func finding(_ message: String, _ evidence: [Int], requirements: [String] = ["REFRESH-SINGLE-FLIGHT"],
+                        check: String = "oracle:single-refresh-in-flight", step: Int = 5) -> Finding {
+        Finding(requirements: requirements, check: check, message: message, evidence: evidence, step: step)
+    }
+
+    @Test("findings that differ only in numbers and token handles collapse, keeping the first message, a count and 3 events")
+    func identicalCollapse() {
+        let findings = (1...999).map { index in
+            Self.finding("a second refresh was sent while refresh #\(index * 3) of rt#\(index) was still in flight", [index * 3 + 1])
+        }
+        let grouped = Finding.grouped(findings)
+        #expect(grouped.count == 1)
+        #expect(grouped[0].occurrences == 999)
+        #expect(grouped[0].message == "a second refresh was sent while refresh #3 of rt#1 was still in flight")
+        #expect(grouped[0].evidence == [4, 7, 10])
+        #expect(grouped[0].step == 5)
+    }
+
+    @Test("another check, other requirements or other words are another finding; order of first occurrence is kept")
+    func differentStaySeparate() {
+        let grouped = Finding.grouped([
+            Self.finding("expected 1 requests to /auth/refresh, got 5", [3], check: "expect"),
+            Self.finding("expected 1 requests to /auth/refresh, got 5", [3], requirements: ["REFRESH-RETRY-ONCE"], check: "expect"),
+            Self.finding("expected 1 requests to /auth/refresh, got 7", [9], check: "expect"),
+            Self.finding("expected state 'authenticated', the client is in 'signedOut'", [4], check: "expect"),
+            Self.finding("expected 1 requests to /auth/refresh, got 5", [3]),
+        ])
+        #expect(grouped.map(\.occurrences) == [2, 1, 1, 1])
+        #expect(grouped.map(\.requirements) == [["REFRESH-SINGLE-FLIGHT"], ["REFRESH-RETRY-ONCE"], ["REFRESH-SINGLE-FLIGHT"],
+                                                ["REFRESH-SINGLE-FLIGHT"]])
+        #expect(grouped[0].evidence == [3, 9])
+        #expect(grouped[3].check == "oracle:single-refresh-in-flight")
+    }
+
+    @Test("a single finding keeps all its evidence, however long")
+    func singleKeepsEvidence() {
+        let grouped = Finding.grouped([Self.finding("two refreshes", [1, 2, 3, 4, 5])])
+        #expect(grouped == [Self.finding("two refreshes", [1, 2, 3, 4, 5])])
+    }
+
+    @Test("a case's outcome holds grouped findings")
+    func outcomeGroups() {
+        let outcome = InconclusiveVerdictTests.outcome("c", .fail, requirements: ["REFRESH-SINGLE-FLIGHT"],
+                                                       findings: (1...10).map { Self.finding("refresh \($0) overlapped", [$0]) })
+        #expect(outcome.findings.count == 1)
+        #expect(outcome.findings.first?.occurrences == 10)
+    }
+
+    @Test("a client that refreshes on each of 1,000 concurrent 401s gets one grouped finding, not 999")
+    func thousandConcurrent() throws {
+        let yaml = Harness.caseFile("""
+          - id: thousand
+            title: 1,000 concurrent 401s share one refresh
+            requirements: [REFRESH-SINGLE-FLIGHT]
+            steps:
+              - launch: {}
+              - signIn: { account: alice }
+              - fault: { path: /resources/*, kind: expiredToken, times: 1000 }
+              - hold: { path: /auth/refresh }
+              - request: { resource: feed, count: 1000 }
+              - release: { path: /auth/refresh }
+
+        """)
+        let (outcome, result) = try Harness.runOne(yaml, .init(defects: [.refreshPerRequest]))
+        let oracle = outcome.findings.filter { $0.check == "oracle:single-refresh-in-flight" }
+        #expect(oracle.count == 1, "\(Harness.describe(oracle))")
+        #expect((oracle.first?.occurrences ?? 0) >= 999)
+        #expect((oracle.first?.evidence.count ?? 0) <= 3)
+        #expect(outcome.findings.count <= 3, "\(Harness.describe(outcome.findings))")
+        #expect(Harness.verdict("REFRESH-SINGLE-FLIGHT", in: result)?.status == .fail)
+    }
+}

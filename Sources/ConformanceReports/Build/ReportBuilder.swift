@@ -59,7 +59,9 @@ public enum ReportBuilder {
         }
         let requirements = (bundle.catalogue?.requirements ?? []).map { requirement in
             RequirementReport(id: requirement.id, level: requirement.level.rawValue, title: requirement.title,
-                              statement: requirement.statement, capability: requirement.capability?.value,
+                              statement: requirement.statement,
+                              quotes: requirement.sources.map { QuoteReport(document: $0.document.value, quote: $0.text) },
+                              capability: requirement.capability?.value,
                               transitions: requirement.transitions.map(\.value), invariants: requirement.invariants.map(\.value),
                               status: .untested, reason: nil, cases: [], evidence: [], expectedFailure: nil)
         }
@@ -100,6 +102,9 @@ public enum ReportBuilder {
         return report
     }
 
+    /// Evidence events per finding whose surroundings a long trace keeps (see `keptEvents`).
+    static let evidenceKeptPerFinding = Finding.groupEvidenceLimit
+
     /// ISO 8601 in UTC with milliseconds.
     public static func timestamp(_ date: Date) -> String {
         let formatter = ISO8601DateFormatter()
@@ -114,7 +119,9 @@ public enum ReportBuilder {
         let renderer = TraceRenderer(vault: vault)
         let stepKinds = spec?.steps.map(\.kind) ?? []
         func kind(_ step: Int) -> String { step >= 0 && step < stepKinds.count ? stepKinds[step] : "?" }
-        let evidence = Set(outcome.findings.flatMap(\.evidence))
+        // Around the first few events of each finding: a finding that lists 1,000 requests keeps the trace
+        // near its first ones, not the whole trace.
+        let evidence = Set(outcome.findings.flatMap { $0.evidence.prefix(Self.evidenceKeptPerFinding) })
         let kept = keptEvents(count: outcome.trace.events.count, evidence: evidence, limit: context.traceLimit)
         let trace = outcome.trace.events.enumerated().filter { kept($0.offset) }.map { _, event in
             traceLine(event, renderer: renderer, vault: vault)
@@ -135,14 +142,15 @@ public enum ReportBuilder {
             durationSeconds: (outcome.duration * 1000).rounded() / 1000,
             findings: outcome.findings.map { finding in
                 FindingReport(requirements: finding.requirements, check: finding.check, message: vault.redact(finding.message),
-                              step: finding.step + 1, stepKind: kind(finding.step), events: finding.evidence)
+                              step: finding.step + 1, stepKind: kind(finding.step), events: finding.evidence,
+                              occurrences: finding.occurrences)
             },
             trace: trace, traceEvents: outcome.trace.events.count, expectedFailure: nil,
             reproduce: "\(context.command) --case \(outcome.caseID) --seed \(runSeed)")
     }
 
     /// Which events (by 0-based position) a case keeps: all within the limit; else the first and last half
-    /// of the limit, and ten events either side of each piece of evidence.
+    /// of the limit, and ten events either side of each piece of evidence (the first three of each finding).
     static func keptEvents(count: Int, evidence: Set<Int>, limit: Int) -> (Int) -> Bool {
         guard limit > 0, count > limit else { return { _ in true } }
         var kept = Set(0..<limit / 2).union((count - limit / 2)..<count)

@@ -6,7 +6,8 @@
 /// certification, the summary, the gate) are derived from the cases by `derive()`, so a merged report is
 /// computed exactly like an unsharded one.
 public struct ComplianceReport: Sendable, Equatable, Codable {
-    public static let currentFormatVersion = 1
+    /// 2: case status `inconclusive`, requirement `quotes`, finding and evidence `occurrences`.
+    public static let currentFormatVersion = 2
 
     public var formatVersion: Int
     public var suite: SuiteInfo
@@ -141,6 +142,8 @@ public struct RequirementReport: Sendable, Equatable, Codable {
     public var level: String
     public var title: String
     public var statement: String
+    /// The design's own words: the verbatim passages the requirement comes from, each with its document.
+    public var quotes: [QuoteReport]
     public var capability: String?
     /// The transitions and invariants of the state machine it cites.
     public var transitions: [String]
@@ -157,6 +160,18 @@ public struct RequirementReport: Sendable, Equatable, Codable {
     public var isTestable: Bool { ["MUST", "SHOULD", "MAY"].contains(level) }
 }
 
+/// A verbatim passage of a design document, as the catalogue quotes it.
+public struct QuoteReport: Sendable, Equatable, Codable {
+    /// The document's file name in `Specs/sources/`, for example `001_11ef74d1a00d33c4.txt`.
+    public var document: String
+    public var quote: String
+
+    public init(document: String, quote: String) {
+        self.document = document
+        self.quote = quote
+    }
+}
+
 public struct CaseReference: Sendable, Equatable, Codable {
     public var id: String
     public var status: CaseReportStatus
@@ -170,9 +185,11 @@ public struct Evidence: Sendable, Equatable, Codable {
     public var stepKind: String
     /// The oracle or expectation that found it, for example `oracle:single-refresh-in-flight` or `expect`.
     public var check: String
-    /// Expected versus observed, in words.
+    /// Expected versus observed, in words: the first occurrence's, verbatim.
     public var message: String
-    /// Trace event numbers.
+    /// How many identical findings this one stands for (see `Finding.grouped`).
+    public var occurrences: Int
+    /// Trace event numbers (of the first occurrences, for a group).
     public var events: [Int]
     /// The trace around those events; `=>` marks them.
     public var excerpt: [String]
@@ -215,14 +232,18 @@ public struct FindingReport: Sendable, Equatable, Codable {
     public var step: Int
     public var stepKind: String
     public var events: [Int]
+    /// How many identical findings this one stands for: the report keeps the count, not the copies.
+    public var occurrences: Int
 
-    public init(requirements: [String], check: String, message: String, step: Int, stepKind: String, events: [Int]) {
+    public init(requirements: [String], check: String, message: String, step: Int, stepKind: String, events: [Int],
+                occurrences: Int = 1) {
         self.requirements = requirements
         self.check = check
         self.message = message
         self.step = step
         self.stepKind = stepKind
         self.events = events
+        self.occurrences = occurrences
     }
 }
 

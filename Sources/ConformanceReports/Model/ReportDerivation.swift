@@ -1,3 +1,4 @@
+import ConformanceRunner
 import SpecModel
 
 extension ComplianceReport {
@@ -43,7 +44,7 @@ extension ComplianceReport {
             requirements[index].cases = covering.map { CaseReference(id: $0.id, status: $0.status) }
             requirements[index].evidence = charged.map { testCase, finding in
                 Evidence(caseID: testCase.id, step: finding.step, stepKind: finding.stepKind, check: finding.check,
-                         message: finding.message, events: finding.events,
+                         message: finding.message, occurrences: finding.occurrences, events: finding.events,
                          excerpt: TraceExcerpt.lines(testCase.trace, around: finding.events),
                          reproduce: testCase.reproduce)
             }
@@ -74,21 +75,19 @@ extension ComplianceReport {
         deriveGate()
     }
 
-    /// The rule of the runner's `VerdictBuilder`, on report data.
+    /// The runner's rule (`VerdictRule`), on report data: a `known` case failed.
     static func verdict(_ requirement: RequirementReport, covering: [CaseReport], charged: Int, declared: Set<String>,
                         partial: Bool, shard: Shard?) -> (RequirementReportStatus, String?) {
-        guard requirement.isTestable else { return (.notTestable, "level \(requirement.level)") }
-        if let capability = requirement.capability, !declared.contains(capability) {
-            return (.skipped, "the adapter does not declare \(capability)")
+        guard let level = RequirementLevel(rawValue: requirement.level) else {
+            return (.notTestable, "level \(requirement.level)")
         }
-        if charged > 0 { return (requirement.level == "MUST" ? .fail : .warn, nil) }
-        if covering.contains(where: { $0.status == .error }) {
-            return (.error, "a covering case could not run to the end")
-        }
-        if covering.contains(where: { $0.status != .skipped && $0.status != .error }) { return (.pass, nil) }
-        if !covering.isEmpty { return (.skipped, covering.first?.reason) }
-        if let shard { return (.untested, "no case of shard \(shard) covers it") }
-        return (.untested, partial ? "no selected case covers it" : "no case covers it yet")
+        let uncovered = shard.map { "no case of shard \($0) covers it" }
+            ?? (partial ? "no selected case covers it" : "no case covers it yet")
+        let (status, reason) = VerdictRule.decide(
+            level: level, capability: requirement.capability, declared: declared, charged: charged,
+            covering: covering.map { VerdictRule.Covering(id: $0.id, status: $0.status.asCaseStatus, reason: $0.reason) },
+            uncovered: uncovered)
+        return (RequirementReportStatus(status), reason)
     }
 
     private mutating func deriveExpectedFailureOutcomes() {
@@ -193,11 +192,17 @@ extension ComplianceReport {
     private mutating func deriveGate() {
         var reasons: [String] = []
         if let failure = run.startupFailure { reasons.append("the adapter could not be started: \(failure.message)") }
+        // An error is never an expected failure and never passes: each errored case fails the gate on its own,
+        // whatever the expected-failures file says and whichever requirements it covers.
+        for testCase in cases where testCase.status == .error {
+            reasons.append("case \(testCase.id) errored: \(testCase.reason ?? "the adapter failed")")
+        }
         for requirement in requirements where requirement.level == "MUST" {
             switch requirement.status {
             case .fail: reasons.append("MUST requirement \(requirement.id) failed")
             case .error: reasons.append("MUST requirement \(requirement.id) could not be checked: a covering case errored")
-            case .untested where !isPartial: reasons.append("MUST requirement \(requirement.id) is not covered by any case")
+            case .untested where !isPartial:
+                reasons.append("MUST requirement \(requirement.id) is untested: \(requirement.reason ?? "no case covers it")")
             default: break
             }
         }

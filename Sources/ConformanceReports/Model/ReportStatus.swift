@@ -1,3 +1,5 @@
+import ConformanceRunner
+
 /// A requirement's status in a report. Besides the runner's statuses, `known`: it failed, and an
 /// expected-failures file said it would.
 public enum RequirementReportStatus: String, Sendable, Hashable, Codable, CaseIterable {
@@ -9,7 +11,7 @@ public enum RequirementReportStatus: String, Sendable, Hashable, Codable, CaseIt
     case skipped
     /// A case covering it could not run to the end: the adapter crashed, hung or broke the protocol.
     case error
-    /// No case covers it (in this run).
+    /// No case covers it (in this run), or no covering case was conclusive: each was inconclusive or skipped.
     case untested
     /// An informative or server statement: no client can pass or fail it alone.
     case notTestable
@@ -25,6 +27,18 @@ public enum RequirementReportStatus: String, Sendable, Hashable, Codable, CaseIt
         return severity.first { present.contains($0) && $0 != .notTestable } ?? .untested
     }
 
+    init(_ status: RequirementStatus) {
+        switch status {
+        case .pass: self = .pass
+        case .fail: self = .fail
+        case .warn: self = .warn
+        case .skipped: self = .skipped
+        case .error: self = .error
+        case .untested: self = .untested
+        case .notTestable: self = .notTestable
+        }
+    }
+
     /// Whether a requirement with this status failed, expected or not.
     public var isFailing: Bool { self == .fail || self == .warn || self == .known || self == .error }
 }
@@ -38,6 +52,17 @@ public enum CaseReportStatus: String, Sendable, Hashable, Codable, CaseIterable 
     case known
     /// A precondition did not hold: the case says nothing of its requirements.
     case inconclusive
+
+    /// What the runner observed: a `known` case failed.
+    var asCaseStatus: CaseStatus {
+        switch self {
+        case .pass: .pass
+        case .fail, .known: .fail
+        case .skipped: .skipped
+        case .error: .error
+        case .inconclusive: .inconclusive
+        }
+    }
 
     var asRequirementStatus: RequirementReportStatus {
         switch self {

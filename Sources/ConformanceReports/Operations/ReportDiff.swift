@@ -1,9 +1,10 @@
 /// What changed between two JSON reports (`session-conformance diff OLD.json NEW.json`): the CI gate for a
 /// team porting the design.
 ///
-/// A requirement counts as covered when it was checked: `pass`, `warn`, `known`, `fail` or `error`.
-/// Between two covered statuses, `pass` is best, `warn` next, and `known`, `fail` and `error` are all
-/// failures. A **regression** is a covered requirement whose status got worse (for example `pass` to
+/// A requirement counts as covered when it was checked: `pass`, `warn`, `known`, `fail` or `error`, or
+/// `untested` because its covering cases were inconclusive (the client never did what the cases are
+/// about, so it is not certified for it). Between two covered statuses, `pass` is best, `warn` next, then
+/// inconclusive, and `known`, `fail` and `error` are all failures. A **regression** is a covered requirement whose status got worse (for example `pass` to
 /// `fail`, `pass` to `known`, `warn` to `error`); a **fix** is one that got better. **Newly covered**
 /// requirements were not checked before and are now (whatever their status); **no longer covered** ones
 /// were checked and now are not (skipped, untested, or gone). Only regressions fail the diff.
@@ -13,6 +14,9 @@ public struct ReportDiff: Sendable {
         public let level: String
         public let old: RequirementReportStatus?
         public let new: RequirementReportStatus?
+        /// The statuses as printed: `untested (inconclusive)` when the covering cases were inconclusive.
+        public let oldLabel: String
+        public let newLabel: String
         /// For a regression: the first piece of new evidence, or the reason.
         public let detail: String?
     }
@@ -29,13 +33,19 @@ public struct ReportDiff: Sendable {
 
     public var hasRegressions: Bool { !regressions.isEmpty }
 
-    static func rank(_ status: RequirementReportStatus) -> Int? {
-        switch status {
+    static func rank(_ requirement: RequirementReport) -> Int? {
+        switch requirement.status {
         case .pass: 0
         case .warn: 1
-        case .known, .fail, .error: 2
+        case .untested where requirement.cases.contains { $0.status == .inconclusive }: 2
+        case .known, .fail, .error: 3
         case .skipped, .untested, .notTestable: nil
         }
+    }
+
+    /// A status as the diff prints it: an untested requirement says when its cases were inconclusive.
+    static func label(_ requirement: RequirementReport) -> String {
+        requirement.status == .untested && rank(requirement) != nil ? "untested (inconclusive)" : requirement.status.rawValue
     }
 
     public static func compare(old: ComplianceReport, new: ComplianceReport) -> ReportDiff {
@@ -45,22 +55,23 @@ public struct ReportDiff: Sendable {
         let newIDs = Set(new.requirements.map(\.id))
         for requirement in new.requirements {
             let before = oldByID[requirement.id]
-            let oldRank = before.flatMap { rank($0.status) }
-            let newRank = rank(requirement.status)
-            let detail = requirement.evidence.first.map { "\($0.caseID), step \($0.step): \($0.message)" } ?? requirement.reason
-            let change = Change(id: requirement.id, level: requirement.level, old: before?.status, new: requirement.status, detail: detail)
+            let oldRank = before.flatMap(rank)
+            let newRank = rank(requirement)
+            let detail = requirement.evidence.first.map { "\($0.caseID), step \($0.step): \($0.fullMessage)" } ?? requirement.reason
+            let change = Change(id: requirement.id, level: requirement.level, old: before?.status, new: requirement.status,
+                                oldLabel: before.map(label) ?? "absent", newLabel: label(requirement), detail: detail)
             switch (oldRank, newRank) {
             case let (a?, b?) where b > a: regressions.append(change)
             case let (a?, b?) where b < a: fixes.append(change)
-            case (_?, _?) where before?.status != requirement.status: other.append(change)
+            case (_?, _?) where before.map(label) != label(requirement): other.append(change)
             case (nil, _?): newlyCovered.append(change)
             case (_?, nil): noLonger.append(change)
             default: break
             }
         }
-        for requirement in old.requirements where !newIDs.contains(requirement.id) && rank(requirement.status) != nil {
+        for requirement in old.requirements where !newIDs.contains(requirement.id) && rank(requirement) != nil {
             noLonger.append(Change(id: requirement.id, level: requirement.level, old: requirement.status, new: nil,
-                                   detail: "no longer in the spec"))
+                                   oldLabel: label(requirement), newLabel: "absent", detail: "no longer in the spec"))
         }
         let oldCases = Dictionary(old.cases.map { ($0.id, $0.status) }, uniquingKeysWith: { a, _ in a })
         let newCases = Dictionary(new.cases.map { ($0.id, $0.status) }, uniquingKeysWith: { a, _ in a })
@@ -98,9 +109,7 @@ public struct ReportDiff: Sendable {
             lines.append("")
             lines.append("\(title) (\(changes.count))" + (changes.isEmpty ? "" : ":"))
             for change in changes {
-                let from = change.old?.rawValue ?? "absent"
-                let to = change.new?.rawValue ?? "absent"
-                lines.append("  \(change.id) (\(change.level)): \(from) -> \(to)" + (detail ? change.detail.map { "  [\($0)]" } ?? "" : ""))
+                lines.append("  \(change.id) (\(change.level)): \(change.oldLabel) -> \(change.newLabel)" + (detail ? change.detail.map { "  [\($0)]" } ?? "" : ""))
             }
         }
         section("regressions", regressions, detail: true)

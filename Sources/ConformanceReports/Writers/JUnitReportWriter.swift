@@ -12,7 +12,9 @@ import Foundation
 ///   since it does not fail certification.
 /// - an expected failure that passed: `<failure type="unexpected-pass">` when the gate is strict.
 /// - `skipped` and `untested`: `<skipped>` with the reason; an untested MUST of a whole-suite run is a
-///   `<failure type="untested">`, since it fails the gate.
+///   `<failure type="untested">`, since it fails the gate. An `inconclusive` case is `<skipped>` with the
+///   message `inconclusive: <reason>`.
+/// - A failure's text starts with the requirement's statement and the design's verbatim quotes.
 ///
 /// Characters XML 1.0 cannot carry (most C0 controls) are dropped; the rest is escaped.
 public enum JUnitReportWriter {
@@ -83,7 +85,7 @@ public enum JUnitReportWriter {
                 break
             case .fail:
                 caseCounts.failures += 1
-                body.append(element("failure", ["message": testCase.findings.first?.message ?? "failed", "type": "findings"],
+                body.append(element("failure", ["message": testCase.findings.first?.fullMessage ?? "failed", "type": "findings"],
                                     text: findingsText(testCase)))
             case .known:
                 caseCounts.skipped += 1
@@ -186,7 +188,7 @@ public enum JUnitReportWriter {
 
     private static func firstMessage(_ requirement: RequirementReport) -> String {
         guard let first = requirement.evidence.first else { return requirement.reason ?? "failed" }
-        return "\(first.caseID), step \(first.step): \(first.message)"
+        return "\(first.caseID), step \(first.step): \(first.fullMessage)"
     }
 
     private static func reason(of id: String, in report: ComplianceReport) -> String {
@@ -195,9 +197,14 @@ public enum JUnitReportWriter {
 
     private static func evidenceText(_ requirement: RequirementReport) -> String {
         var lines = ["\(requirement.id) (\(requirement.level)): \(requirement.statement)"]
+        if !requirement.quotes.isEmpty {
+            lines.append("")
+            lines.append("The design's words:")
+            lines += requirement.quotes.map { "  \(FailureText.oneLine($0.quote))\n    (\($0.document))" }
+        }
         for evidence in requirement.evidence {
             lines.append("")
-            lines.append("case \(evidence.caseID), step \(evidence.step) (\(evidence.stepKind)), \(evidence.check): \(evidence.message)")
+            lines.append("case \(evidence.caseID), step \(evidence.step) (\(evidence.stepKind)), \(evidence.check): \(evidence.fullMessage)")
             lines += evidence.excerpt.map { "  " + $0 }
             lines.append("reproduce: \(evidence.reproduce)")
         }
@@ -218,7 +225,7 @@ public enum JUnitReportWriter {
     private static func findingsText(_ testCase: CaseReport) -> String {
         var lines: [String] = []
         for finding in testCase.findings {
-            lines.append("[\(finding.requirements.joined(separator: ", "))] step \(finding.step) (\(finding.stepKind)), \(finding.check): \(finding.message)")
+            lines.append("[\(finding.requirements.joined(separator: ", "))] step \(finding.step) (\(finding.stepKind)), \(finding.check): \(finding.fullMessage)")
             lines += TraceExcerpt.lines(testCase.trace, around: finding.events).map { "  " + $0 }
         }
         lines.append("reproduce: \(testCase.reproduce)")

@@ -84,6 +84,19 @@ public enum MarkdownReportWriter {
             if !unexpected.isEmpty { out.append("") }
         }
 
+        let inconclusive = report.cases.filter { $0.status == .inconclusive }
+        if !inconclusive.isEmpty {
+            out.append("### Inconclusive cases")
+            out.append("")
+            out.append("A precondition did not hold: these cases charge nothing and pass nothing; a requirement "
+                       + "covered only by them is untested.")
+            out.append("")
+            for testCase in inconclusive {
+                out.append("- \(statusIcon(.untested)) `\(code(testCase.id))`: \(cell(testCase.reason ?? "a precondition did not hold"))")
+            }
+            out.append("")
+        }
+
         out.append("<details><summary>All requirements (\(report.requirements.count))</summary>")
         out.append("")
         out.append("| status | level | requirement | cases |")
@@ -123,13 +136,21 @@ public enum MarkdownReportWriter {
         block.append("")
         block.append("> \(cell(requirement.statement))")
         block.append("")
+        if !requirement.quotes.isEmpty {
+            block.append("The design's words:")
+            block.append("")
+            for quote in requirement.quotes {
+                block.append("> \(cell(FailureText.oneLine(quote.quote)))<br>— `\(code(quote.document))`")
+                block.append("")
+            }
+        }
         if let expected = requirement.expectedFailure {
             block.append("Expected failure: \(cell(expected))")
             block.append("")
         }
         for evidence in requirement.evidence {
             block.append("**\(cell(evidence.caseID))**, step \(evidence.step) (`\(code(evidence.stepKind))`), `\(code(evidence.check))`: "
-                         + cell(evidence.message))
+                         + cell(evidence.fullMessage))
             block.append("")
             block += fenced(evidence.excerpt.joined(separator: "\n"))
             block += fenced(evidence.reproduce, language: "sh")

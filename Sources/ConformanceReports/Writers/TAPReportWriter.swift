@@ -8,7 +8,11 @@ import Foundation
 /// - `warn` (a SHOULD or MAY that failed) and `known` (an expected failure): `not ok ... # TODO`, which
 ///   harnesses count as a failure that does not fail the run.
 /// - an expected failure that passed: `ok ... # TODO`, which harnesses report as an unexpected success.
+/// - a requirement left untested by inconclusive cases (outside an untested MUST of a whole-suite run):
+///   `ok ... # SKIP inconclusive: case: reason`.
 /// - `skipped`, `notTestable`, and untested requirements otherwise: `ok ... # SKIP reason`.
+///
+/// A diagnostic block carries the requirement's statement and the design's verbatim quotes.
 public enum TAPReportWriter {
     public static func render(_ report: ComplianceReport) -> String {
         var lines = ["TAP version 13"]
@@ -43,6 +47,8 @@ public enum TAPReportWriter {
             case .known:
                 lines.append("not ok \(number) - \(description) # TODO expected failure: \(line(requirement.expectedFailure ?? ""))")
                 lines += diagnostics(requirement, report: report)
+            case .untested where requirement.cases.contains { $0.status == .inconclusive }:
+                lines.append("ok \(number) - \(description) # SKIP inconclusive: \(line(inconclusiveReason(requirement, report: report)))")
             case .skipped, .untested, .notTestable:
                 let reason = requirement.reason ?? requirement.status.rawValue
                 lines.append("ok \(number) - \(description) # SKIP \(line(reason))")
@@ -60,6 +66,14 @@ public enum TAPReportWriter {
         var block = ["  ---", "  status: \(requirement.status.rawValue)", "  level: \(requirement.level)"]
         if let reason = requirement.reason { block.append("  reason: \(scalar(reason))") }
         if let expected = requirement.expectedFailure { block.append("  expected: \(scalar(expected))") }
+        block.append("  statement: \(scalar(requirement.statement))")
+        if !requirement.quotes.isEmpty {
+            block.append("  quotes:")
+            for quote in requirement.quotes {
+                block.append("    - document: \(scalar(quote.document))")
+                block.append("      quote: \(scalar(quote.quote))")
+            }
+        }
         if !requirement.cases.isEmpty {
             block.append("  cases:")
             for reference in requirement.cases {
@@ -73,7 +87,8 @@ public enum TAPReportWriter {
                 block.append("    - case: \(evidence.caseID)")
                 block.append("      step: \(evidence.step)")
                 block.append("      check: \(scalar(evidence.check))")
-                block.append("      message: \(scalar(evidence.message))")
+                block.append("      message: \(scalar(evidence.fullMessage))")
+                block.append("      occurrences: \(evidence.occurrences)")
                 if !evidence.events.isEmpty {
                     block.append("      events:")
                     block += evidence.events.map { "        - \($0)" }
@@ -94,6 +109,13 @@ public enum TAPReportWriter {
         }
         block.append("  ...")
         return block
+    }
+
+    /// The inconclusive cases covering a requirement, each with why.
+    private static func inconclusiveReason(_ requirement: RequirementReport, report: ComplianceReport) -> String {
+        requirement.cases.filter { $0.status == .inconclusive }.map { reference in
+            "\(reference.id): " + (report.testCase(reference.id)?.reason ?? "a precondition did not hold")
+        }.joined(separator: "; ")
     }
 
     /// One line, without control characters (TAP is line-based).

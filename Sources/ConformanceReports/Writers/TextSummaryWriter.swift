@@ -1,6 +1,13 @@
-/// The plain-text summary `run` and `merge` print: one line per requirement, each failure with its evidence,
-/// the expected failures, the certification verdicts and the totals.
+/// The plain-text summary `run` and `merge` print: one line per requirement; each failed, warned or expected
+/// failure with the requirement's statement, the design's words and at most `findingsShown` findings; the
+/// errored and inconclusive cases; the expected failures; the certification verdicts and the totals. The
+/// last lines say the verdict and, when a case errored, that the run fails for it.
 public enum TextSummaryWriter {
+    /// Findings shown per requirement; the reports keep the others.
+    public static let findingsShown = 3
+    /// Evidence event numbers shown per finding.
+    static let evidenceShown = 3
+
     public static func render(_ report: ComplianceReport, verbose: Bool = false) -> String {
         var lines: [String] = []
         if let implementation = report.adapter.implementation {
@@ -21,27 +28,15 @@ public enum TextSummaryWriter {
             lines.append(requirement.status.rawValue.uppercased().padding(toLength: 9, withPad: " ", startingAt: 0)
                          + requirement.level.padding(toLength: 7, withPad: " ", startingAt: 0) + requirement.id + detail)
         }
-        let failing = report.cases.filter { [.fail, .error, .known].contains($0.status) }
-        if !failing.isEmpty { lines.append("") }
-        for testCase in failing {
-            let label = testCase.status == .error ? "ERROR" : testCase.status == .known ? "KNOWN" : "FAIL"
-            lines.append("\(label) case \(testCase.id) (\(testCase.file))")
-            if let expected = testCase.expectedFailure { lines.append("  expected failure: \(expected)") }
-            if let reason = testCase.reason, testCase.status == .error {
-                lines.append("  \(reason)")
-                if let tail = testCase.stderrTail, !tail.isEmpty {
-                    lines.append("  adapter stderr (tail):")
-                    lines += tail.split(separator: "\n", omittingEmptySubsequences: false).suffix(15).map { "    " + $0 }
-                }
+        lines += failures(report, verbose: verbose)
+        lines += erroredCases(report)
+        let inconclusive = report.cases.filter { $0.status == .inconclusive }
+        if !inconclusive.isEmpty {
+            lines.append("")
+            for testCase in inconclusive {
+                lines.append("INCONCLUSIVE case \(testCase.id): \(testCase.reason ?? "a precondition did not hold") "
+                             + "(it charges nothing and passes nothing)")
             }
-            for finding in testCase.findings {
-                lines.append("  [\(finding.requirements.joined(separator: ", "))] step \(finding.step), \(finding.check): \(finding.message)")
-                if !finding.events.isEmpty {
-                    lines.append("    evidence: " + finding.events.map { "#\($0)" }.joined(separator: " "))
-                    lines += TraceExcerpt.lines(testCase.trace, around: finding.events, context: 1, limit: 12).map { "      " + $0 }
-                }
-            }
-            lines.append("  reproduce: \(testCase.reproduce)")
         }
         if let expected = report.expectedFailures {
             lines.append("")
@@ -60,8 +55,62 @@ public enum TextSummaryWriter {
         }
         lines.append("")
         lines.append("certification: " + report.certification.map { "\($0.profile) \(verdictWord($0.verdict))" }.joined(separator: "; "))
+        let errored = report.cases.filter { $0.status == .error }
+        if !errored.isEmpty {
+            lines.append("errors: \(errored.count) case\(errored.count == 1 ? "" : "s") could not run to the end ("
+                         + errored.prefix(5).map(\.id).joined(separator: ", ") + (errored.count > 5 ? ", ..." : "")
+                         + "): an error fails the run, whatever --expected-failures says")
+        }
         lines.append(totals(report))
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Each failed, warned or expected-to-fail requirement: the design's words, then its findings.
+    static func failures(_ report: ComplianceReport, verbose: Bool) -> [String] {
+        let order: [RequirementReportStatus] = [.fail, .warn, .known]
+        let failing = order.flatMap { status in report.requirements.filter { $0.status == status } }
+        guard !failing.isEmpty else { return [] }
+        var lines: [String] = []
+        for requirement in failing {
+            lines.append("")
+            lines.append("\(requirement.status.rawValue.uppercased()) \(requirement.level) \(requirement.id): \(requirement.title)")
+            if let expected = requirement.expectedFailure { lines.append("  expected failure: \(expected)") }
+            lines.append("  requirement: \(FailureText.oneLine(requirement.statement))")
+            for quote in requirement.quotes {
+                lines.append("  design (\(quote.document)): \"\(FailureText.oneLine(quote.quote))\"")
+            }
+            let shown = verbose ? requirement.evidence[...] : requirement.evidence.prefix(findingsShown)
+            for evidence in shown {
+                let more = evidence.events.count - evidenceShown
+                let events = evidence.events.isEmpty ? "" : " [evidence "
+                    + evidence.events.prefix(evidenceShown).map { "#\($0)" }.joined(separator: " ")
+                    + (more > 0 ? " and \(more) more" : "") + "]"
+                lines.append("  - case \(evidence.caseID), step \(evidence.step) (\(evidence.stepKind)), \(evidence.check): "
+                             + evidence.fullMessage + events)
+            }
+            let hidden = requirement.evidence.count - shown.count
+            if hidden > 0 {
+                lines.append("  ... \(hidden) more finding\(hidden == 1 ? "" : "s") in the report (--report html, or --verbose)")
+            }
+        }
+        lines.append("")
+        lines.append("trace and reproduce: write a report (--report html=report.html), or rerun one case: "
+                     + "\(report.run.command) --case ID --seed \(report.run.seed)")
+        return lines
+    }
+
+    static func erroredCases(_ report: ComplianceReport) -> [String] {
+        var lines: [String] = []
+        for testCase in report.cases where testCase.status == .error {
+            if lines.isEmpty { lines.append("") }
+            lines.append("ERROR case \(testCase.id) (\(testCase.file)): \(testCase.reason ?? "the adapter failed")")
+            if let tail = testCase.stderrTail, !tail.isEmpty {
+                lines.append("  adapter stderr (tail):")
+                lines += tail.split(separator: "\n", omittingEmptySubsequences: false).suffix(15).map { "    " + $0 }
+            }
+            lines.append("  reproduce: \(testCase.reproduce)")
+        }
+        return lines
     }
 
     static func verdictWord(_ verdict: ProfileVerdict.Verdict) -> String {
@@ -85,7 +134,8 @@ public enum TextSummaryWriter {
         let verdict = report.gate.passed
             ? (report.requirements.contains { $0.status == .known } ? "every MUST requirement passed or failed as expected"
                                                                     : "every MUST requirement passed")
-            : (report.gate.reasons.first ?? "failed") + (report.gate.reasons.count > 1 ? " (and \(report.gate.reasons.count - 1) more)" : "")
+            : "FAILED: " + (report.gate.reasons.first ?? "failed")
+                + (report.gate.reasons.count > 1 ? " (and \(report.gate.reasons.count - 1) more)" : "")
         return "requirements: \(requirements.joined(separator: ", ")); cases: \(cases.isEmpty ? "none" : cases.joined(separator: ", ")); "
             + "seed \(report.run.seed): \(verdict)"
     }

@@ -19,7 +19,7 @@ public struct RunResult: Sendable {
 
     /// Certified: every MUST passed (or does not apply) and nothing errored.
     public var mustRequirementsPass: Bool {
-        startupFailure == nil && !requirements.contains {
+        startupFailure == nil && !outcomes.contains { $0.status == .error } && !requirements.contains {
             $0.level == .must && [.fail, .error, .untested].contains($0.status)
         }
     }

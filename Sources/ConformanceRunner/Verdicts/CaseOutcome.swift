@@ -19,8 +19,9 @@ public struct CaseOutcome: Sendable {
     public let file: String
     public let requirements: [String]
     public let status: CaseStatus
+    /// Grouped: identical findings are one, with a count (`Finding.grouped(_:)`).
     public let findings: [Finding]
-    /// Why the case was skipped or errored.
+    /// Why the case was skipped, errored or was inconclusive.
     public let reason: String?
     /// The adapter's stderr tail when it errored.
     public let stderrTail: String?
@@ -30,4 +31,21 @@ public struct CaseOutcome: Sendable {
     public let seed: UInt64
     /// Wall-clock seconds the case took, measured by the suite runner. For reports only: it decides nothing.
     public internal(set) var duration: Double = 0
+
+    /// `findings` are grouped here, so the runner's verdicts, the reports and the console all see one finding
+    /// per kind of violation and case.
+    public init(caseID: String, title: String, file: String, requirements: [String], status: CaseStatus, findings: [Finding],
+                reason: String?, stderrTail: String?, trace: Trace, vault: TokenVault, seed: UInt64) {
+        self.caseID = caseID
+        self.title = title
+        self.file = file
+        self.requirements = requirements
+        self.status = status
+        self.findings = Finding.grouped(findings)
+        self.reason = reason
+        self.stderrTail = stderrTail
+        self.trace = trace
+        self.vault = vault
+        self.seed = seed
+    }
 }

@@ -10,7 +10,7 @@ public enum RequirementStatus: String, Sendable, Hashable, CaseIterable {
     case skipped
     /// A case covering it could not run to the end: the adapter crashed, hung or broke the protocol.
     case error
-    /// No case covers it yet.
+    /// No case covers it, or no covering case was conclusive (each was inconclusive or skipped).
     case untested
     /// An informative or server statement: no client can pass or fail it alone.
     case notTestable
@@ -28,31 +28,64 @@ public struct RequirementVerdict: Sendable {
     public let reason: String?
 }
 
+/// The rule that decides a requirement's status from the cases covering it. The runner's verdicts and the
+/// reports' derivation (`ComplianceReport.derive()`) both call it, so they cannot disagree.
+public enum VerdictRule {
+    /// A case covering the requirement, as the rule needs it.
+    public struct Covering: Sendable {
+        public let id: String
+        public let status: CaseStatus
+        public let reason: String?
+
+        public init(id: String, status: CaseStatus, reason: String?) {
+            self.id = id
+            self.status = status
+            self.reason = reason
+        }
+    }
+
+    /// - Parameters:
+    ///   - charged: how many findings are charged to the requirement.
+    ///   - uncovered: the reason given when no case covers it.
+    /// A requirement passes only when at least one covering case was conclusive (passed or failed) and
+    /// nothing is charged to it; covered only by inconclusive (and skipped) cases, it is `untested`, with why.
+    public static func decide(level: RequirementLevel, capability: String?, declared: Set<String>, charged: Int,
+                              covering: [Covering], uncovered: String = "no case covers it yet") -> (RequirementStatus, String?) {
+        guard level.isTestable else { return (.notTestable, "level \(level.rawValue)") }
+        if let capability, !declared.contains(capability) {
+            return (.skipped, "the adapter does not declare \(capability)")
+        }
+        if charged > 0 { return (level == .must ? .fail : .warn, nil) }
+        if covering.contains(where: { $0.status == .error }) {
+            return (.error, "a covering case could not run to the end")
+        }
+        if covering.contains(where: { $0.status == .pass || $0.status == .fail }) { return (.pass, nil) }
+        let inconclusive = covering.filter { $0.status == .inconclusive }
+        if !inconclusive.isEmpty {
+            let skipped = covering.filter { $0.status == .skipped }
+            let why = inconclusive.map { "\($0.id): \($0.reason ?? "a precondition did not hold")" }
+                + skipped.map { "\($0.id) skipped: \($0.reason ?? "skipped")" }
+            return (.untested, "every covering case was inconclusive" + (skipped.isEmpty ? "" : " or skipped") + ": "
+                    + why.joined(separator: "; "))
+        }
+        if let first = covering.first { return (.skipped, first.reason) }
+        return (.untested, uncovered)
+    }
+}
+
 enum VerdictBuilder {
     static func verdicts(catalogue: RequirementsCatalogue, outcomes: [CaseOutcome], capabilities: [String]) -> [RequirementVerdict] {
-        catalogue.requirements.map { requirement in
+        let declared = Set(capabilities)
+        return catalogue.requirements.map { requirement in
             let covering = outcomes.filter { $0.requirements.contains(requirement.id) }
             let charged = outcomes.flatMap { outcome in
                 outcome.findings.filter { $0.requirements.contains(requirement.id) }.map { (outcome.caseID, $0) }
             }
-            let cases = covering.map { ($0.caseID, $0.status) }
-            func verdict(_ status: RequirementStatus, _ reason: String? = nil) -> RequirementVerdict {
-                RequirementVerdict(id: requirement.id, level: requirement.level, title: requirement.title, status: status,
-                                   cases: cases, findings: charged, reason: reason)
-            }
-            guard requirement.level.isTestable else {
-                return verdict(.notTestable, "level \(requirement.level.rawValue)")
-            }
-            if let capability = requirement.capability?.value, !capabilities.contains(capability) {
-                return verdict(.skipped, "the adapter does not declare \(capability)")
-            }
-            if !charged.isEmpty { return verdict(requirement.level == .must ? .fail : .warn) }
-            if covering.contains(where: { $0.status == .error }) {
-                return verdict(.error, "a covering case could not run to the end")
-            }
-            if covering.contains(where: { $0.status == .pass || $0.status == .fail }) { return verdict(.pass) }
-            if !covering.isEmpty { return verdict(.skipped, covering.first?.reason) }
-            return verdict(.untested, "no case covers it yet")
+            let (status, reason) = VerdictRule.decide(
+                level: requirement.level, capability: requirement.capability?.value, declared: declared, charged: charged.count,
+                covering: covering.map { VerdictRule.Covering(id: $0.caseID, status: $0.status, reason: $0.reason) })
+            return RequirementVerdict(id: requirement.id, level: requirement.level, title: requirement.title, status: status,
+                                      cases: covering.map { ($0.caseID, $0.status) }, findings: charged, reason: reason)
         }
     }
 }

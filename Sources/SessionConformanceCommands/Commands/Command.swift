@@ -30,9 +30,10 @@ extension Command {
 
 let exitCodeHelp = """
     EXIT CODES:
-      0  success: specs clean, or every MUST requirement passed
-      1  conformance failure: the client under test failed a MUST requirement, an expected failure now
-         passes (unless --allow-unexpected-passes), or 'diff' found a regression
+      0  success: specs clean, or every MUST requirement passed (or failed as expected)
+      1  conformance failure: the client under test failed a MUST requirement, a case errored (always,
+         whatever --expected-failures says), a MUST is untested (no case, or only inconclusive ones), an
+         expected failure now passes (unless --allow-unexpected-passes), or 'diff' found a regression
       2  spec or usage error: the specs have errors, or the command line was wrong
 
     """

@@ -8,7 +8,8 @@ enum DiffCommand: Command {
     static let discussion = """
         Compares the requirement statuses of two JSON reports (written by 'run --report json'). A regression is
         a checked requirement whose status got worse (pass to warn, known, fail or error; warn to fail or
-        error); a fix is one that got better; newly covered requirements were skipped, untested or absent
+        error; pass or warn to 'untested (inconclusive)', left untested because its cases were inconclusive,
+        which ranks between warn and fail); a fix is one that got better; newly covered requirements were skipped, untested or absent
         before and are checked now; no-longer-covered ones the other way round. Changed certification
         verdicts and case statuses are listed too. Exits 1 when there is a regression: the CI gate for a team
         porting the design (compare a pull request's report with the main branch's).

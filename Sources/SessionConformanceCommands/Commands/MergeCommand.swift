@@ -11,8 +11,9 @@ enum MergeCommand: Command {
         spec order, and every requirement status, piece of evidence, certification verdict and expected
         failure decided again over all of them. Writes it in each --report format (the same formats and
         default paths as 'run'); without --report, prints the JSON report on standard output. Prints the
-        summary on standard error and exits like 'run' would have: 1 when a MUST requirement failed or an
-        expected failure now passes (unless the shards ran with --allow-unexpected-passes). A missing,
+        summary on standard error and exits like 'run' would have: 1 when a MUST requirement failed or is
+        untested, a case errored (whatever the expected failures say), or an expected failure now passes
+        (unless the shards ran with --allow-unexpected-passes). A missing,
         repeated or foreign shard is an error (exit 2).
         """
     static let options = [

@@ -27,7 +27,16 @@ enum RunCommand: Command {
         --expected-failures FILE lists requirement or case IDs that are expected to fail, each with a reason
         (YAML: '- id: ID' and 'reason: TEXT' per entry). They are reported 'known' and do not fail the run.
         An expected failure that passes is reported, and fails the run (exit 1) so the file is kept honest,
-        unless --allow-unexpected-passes is given. An error is never an expected failure.
+        unless --allow-unexpected-passes is given. An error is never an expected failure: a case that errors
+        fails the run (exit 1) whatever the file says, and no profile it covers is certified.
+
+        A case whose precondition did not hold (the event it is about never happened, a kill point was never
+        reached) is 'inconclusive': it charges and passes nothing. A requirement covered only by inconclusive
+        cases is 'untested', with the reason; an untested MUST is not certified.
+
+        The console lists each failed requirement with its statement, the design's words (the verbatim
+        quotes, with their document) and at most 3 findings; identical findings of one check in one case are
+        one, with a count. The reports keep every finding.
 
         A case's trace is kept whole in reports up to --trace-limit events (default 1000; 0: no limit); a
         longer one keeps its first and last 500 events and every event near the evidence.
@@ -61,6 +70,12 @@ enum RunCommand: Command {
     ]
 
     static func run(_ arguments: ParsedArguments, console: any Console) throws -> ExitCode {
+        try run(arguments, console: console, launcher: nil)
+    }
+
+    /// `launcher`, when given, replaces the client the options choose (for tests of the command with a
+    /// client in-process).
+    static func run(_ arguments: ParsedArguments, console: any Console, launcher given: (any AdapterLauncher)?) throws -> ExitCode {
         guard arguments.positionals.isEmpty else {
             throw UsageError("unexpected argument '\(arguments.positionals[0])'", hint: "run takes options only")
         }
@@ -78,7 +93,7 @@ enum RunCommand: Command {
             console.err("run: the specs have \(lint.errorCount) error\(lint.errorCount == 1 ? "" : "s"); fix them first (session-conformance lint)\n")
             return .specOrUsageError
         }
-        let launcher = try makeLauncher(arguments, timeout: timeout)
+        let launcher = try given ?? makeLauncher(arguments, timeout: timeout)
         let options = RunOptions(seed: seed, jobs: jobs, filters: (arguments.values["case"] ?? []) + (arguments.values["filter"] ?? []))
         let runner = SuiteRunner(bundle: lint.bundle, launcher: launcher)
         if !options.filters.isEmpty && runner.selectedCases(options).isEmpty {

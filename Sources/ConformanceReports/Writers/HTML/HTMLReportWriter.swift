@@ -105,7 +105,7 @@ public enum HTMLReportWriter {
         lines.append("</table>")
         lines.append("<table class=\"counts\">")
         let caseStatuses = CaseReportStatus.allCases
-        lines.append("<tr><th>cases</th>" + caseStatuses.map { "<th>\(badge($0.asRequirementStatus))</th>" }.joined() + "<th>time</th></tr>")
+        lines.append("<tr><th>cases</th>" + caseStatuses.map { "<th>\(badge($0))</th>" }.joined() + "<th>time</th></tr>")
         lines.append("<tr><td>\(report.cases.count)</td>" + caseStatuses.map { "<td>\(report.summary.cases[$0.rawValue] ?? 0)</td>" }.joined()
                      + "<td>\(JUnitReportWriter.seconds(report.summary.durationSeconds)) s</td></tr>")
         lines.append("</table>")
@@ -142,6 +142,7 @@ public enum HTMLReportWriter {
             var note = ""
             if let expected = requirement.expectedFailure { note = "<div class=\"small\">expected failure: \(escape(expected))</div>" }
             else if let reason = requirement.reason { note = "<div class=\"small\">\(escape(reason))</div>" }
+            if FailureText.showsDesignWords(requirement.status) { note += designWords(requirement) }
             let capability = requirement.capability.map { " <span class=\"tag\">\(escape($0))</span>" } ?? ""
             lines.append("<tr id=\"\(anchor(requirement.id))\" class=\"row-\(requirement.status.rawValue)\"><td>\(badge(requirement.status))</td>"
                          + "<td>\(escape(requirement.level))</td><td><code>\(escape(requirement.id))</code>\(capability)"
@@ -160,7 +161,7 @@ public enum HTMLReportWriter {
         }
         for (index, testCase) in failing.enumerated() {
             lines.append("<article class=\"failure\" id=\"\(anchor("case-" + testCase.id))\">")
-            lines.append("<h3>\(badge(testCase.status.asRequirementStatus)) \(escape(testCase.id))</h3>")
+            lines.append("<h3>\(badge(testCase.status)) \(escape(testCase.id))</h3>")
             lines.append("<p>\(escape(testCase.title)) <span class=\"small\">(\(escape(testCase.file)))</span></p>")
             if let expected = testCase.expectedFailure { lines.append("<p class=\"small\">Expected failure: \(escape(expected))</p>") }
             if testCase.status == .error {
@@ -175,7 +176,7 @@ public enum HTMLReportWriter {
                     let requirements = finding.requirements.map { "<a href=\"#\(anchor($0))\">\(escape($0))</a>" }.joined(separator: ", ")
                     let events = finding.events.map { "#\($0)" }.joined(separator: " ")
                     lines.append("<li><strong>\(requirements)</strong> · step \(finding.step) (<code>\(escape(finding.stepKind))</code>) · "
-                                 + "<code>\(escape(finding.check))</code><div>\(escape(finding.message))</div>"
+                                 + "<code>\(escape(finding.check))</code><div>\(escape(finding.fullMessage))</div>"
                                  + (events.isEmpty ? "" : "<div class=\"small\">evidence: \(events)</div>") + "</li>")
                 }
                 lines.append("</ul>")
@@ -216,7 +217,7 @@ public enum HTMLReportWriter {
         lines.append("<table><tr><th>status</th><th>case</th><th>requirements</th><th>time</th></tr>")
         for testCase in report.cases {
             let id = [.fail, .error, .known].contains(testCase.status) ? "" : " id=\"\(anchor("case-" + testCase.id))\""
-            lines.append("<tr\(id)><td>\(badge(testCase.status.asRequirementStatus))</td><td><code>\(escape(testCase.id))</code>"
+            lines.append("<tr\(id)><td>\(badge(testCase.status))</td><td><code>\(escape(testCase.id))</code>"
                          + "<div class=\"small\">\(escape(testCase.title))\(testCase.reason.map { " (\(escape($0)))" } ?? "")</div></td>"
                          + "<td class=\"small\">\(testCase.requirements.map(escape).joined(separator: ", "))</td>"
                          + "<td>\(JUnitReportWriter.seconds(testCase.durationSeconds)) s</td></tr>")
@@ -259,6 +260,19 @@ public enum HTMLReportWriter {
     static func badge(_ status: RequirementReportStatus) -> String {
         "<span class=\"badge\" style=\"color:\(StatusPalette.stroke(status));background:\(StatusPalette.fill(status));"
             + "border-color:\(StatusPalette.stroke(status))\">\(status.rawValue)</span>"
+    }
+
+    static func badge(_ status: CaseReportStatus) -> String {
+        "<span class=\"badge\" style=\"color:\(StatusPalette.stroke(status));background:\(StatusPalette.fill(status));"
+            + "border-color:\(StatusPalette.stroke(status))\">\(status.rawValue)</span>"
+    }
+
+    /// The requirement's statement and the design's verbatim quotes, each with its document.
+    static func designWords(_ requirement: RequirementReport) -> String {
+        "<div class=\"words\"><p class=\"statement\">\(escape(requirement.statement))</p>"
+            + requirement.quotes.map { quote in
+                "<blockquote>\(escape(quote.quote))<cite>\(escape(quote.document))</cite></blockquote>"
+            }.joined() + "</div>"
     }
 
     /// An id attribute value: letters, digits and dashes.
@@ -313,7 +327,10 @@ public enum HTMLReportWriter {
         pre.command{background:#24292f;color:#f6f8fa}
         a{color:#0969da;text-decoration:none}a:hover{text-decoration:underline}
         .case-link{display:inline-block;margin:0 4px 2px 0;font-size:12.5px}
-        .case-link.s-fail,.case-link.s-error{color:#cf222e;font-weight:600}.case-link.s-known{color:#bc4c00}.case-link.s-skipped{color:#57606a}
+        .case-link.s-fail,.case-link.s-error{color:#cf222e;font-weight:600}.case-link.s-known{color:#bc4c00}.case-link.s-skipped{color:#57606a}.case-link.s-inconclusive{color:#1b7c83;font-style:italic}
+        .words{margin:.4em 0;font-size:13.5px}.words .statement{margin:.2em 0;font-weight:600}
+        blockquote{margin:.3em 0;padding:4px 10px;border-left:3px solid #8c959f;color:#424a53;white-space:pre-line}
+        blockquote cite{display:block;font-style:normal;font-size:12px;color:#57606a}
         .figure{overflow-x:auto}
         svg.diagram{display:block;max-width:100%;height:auto;margin:6px 0}
         svg .state-name{font:600 14px "DejaVu Sans",sans-serif;fill:#1f2328}

@@ -25,6 +25,16 @@ enum StatusPalette {
         }
     }
 
+    /// A case's colours: a requirement's for the same word, and its own (teal) for `inconclusive`, which
+    /// is neither a failure nor a pass.
+    static func stroke(_ status: CaseReportStatus) -> String {
+        status == .inconclusive ? "#1b7c83" : stroke(status.asRequirementStatus)
+    }
+
+    static func fill(_ status: CaseReportStatus) -> String {
+        status == .inconclusive ? "#d8f3f0" : fill(status.asRequirementStatus)
+    }
+
     /// Dashed strokes for what was not checked.
     static func dashed(_ status: RequirementReportStatus) -> Bool {
         status == .untested || status == .skipped || status == .notTestable
