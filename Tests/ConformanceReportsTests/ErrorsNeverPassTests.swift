@@ -23,7 +23,7 @@ struct ErrorsNeverPassTests {
                   - launch: {}
                   - signIn: { account: alice }
                   - request: { resource: slow }
-                  - expect: { state: authenticated }
+                  - expect: { for: [LOG-RECORD-TRANSITIONS], state: authenticated }
 
             """.write(to: root.appendingPathComponent("cases/zz-hangs.yaml"))
         return root
