@@ -113,7 +113,7 @@ struct DiffTests {
         let worse = ReportDiff.compare(old: good, new: bad)
         #expect(worse.hasRegressions)
         #expect(worse.regressions.contains { $0.id == "LOG-NO-TOKEN-VALUES" && $0.old == .pass && $0.new == .fail })
-        #expect(worse.regressions.contains { $0.id == "REFRESH-SINGLE-FLIGHT" && $0.new == .error })
+        #expect(worse.regressions.contains { $0.id == "REFRESH-USE-LATEST-TOKEN" && $0.new == .error })
         #expect(worse.noLongerCovered.contains { $0.id == "STORAGE-BACKGROUND-ACCESSIBILITY" && $0.new == .skipped })
         #expect(worse.certificationChanges.contains { $0.profile == "core" && $0.new == .notCertified })
         #expect(worse.rendered(old: "old.json", new: "new.json").contains("  LOG-NO-TOKEN-VALUES (MUST): pass -> fail  ["))

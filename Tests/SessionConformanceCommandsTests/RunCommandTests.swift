@@ -40,8 +40,8 @@ struct RunCommandTests {
         defer { try? FileManager.default.removeItem(at: broken) }
         let file = broken.appendingPathComponent("cases/refresh.yaml")
         let text = try String(contentsOf: file, encoding: .utf8)
-        try text.replacingOccurrences(of: "requirements: [REFRESH-SINGLE-FLIGHT, REFRESH-RETRY-ONCE]",
-                                      with: "requirments: [REFRESH-SINGLE-FLIGHT, REFRESH-RETRY-ONCE]")
+        try text.replacingOccurrences(of: "requirements: [REFRESH-SINGLE-FLIGHT, SESSION-STATE-MACHINE]",
+                                      with: "requirments: [REFRESH-SINGLE-FLIGHT, SESSION-STATE-MACHINE]")
             .write(to: file, atomically: true, encoding: .utf8)
         let (code, console) = run("run", "--spec-root", broken.path)
         #expect(code == .specOrUsageError)

@@ -106,6 +106,16 @@ enum MutantsCommand: Command {
         if !errored.isEmpty {
             lines.append("cases that errored: " + errored.map { "\($0.mutant.name) (\($0.errored.joined(separator: ", ")))" }.joined(separator: "; "))
         }
+        let inconclusive = rows.compactMap { row -> String? in
+            let cases = row.result.outcomes.filter { $0.status == .inconclusive }.map(\.caseID)
+            return cases.isEmpty ? nil : "\(row.mutant.name) (\(cases.joined(separator: ", ")))"
+        }
+        if !inconclusive.isEmpty { lines.append("cases that were inconclusive: " + inconclusive.joined(separator: "; ")) }
+        let defects = rows.filter { $0.mutant.kind == .defect }
+        if !defects.isEmpty {
+            let superset = defects.map(\.others.count).reduce(0, +)
+            lines.append("superset of the \(defects.count) single-defect variants: \(superset) requirement\(superset == 1 ? "" : "s") beyond their expected ones")
+        }
         lines.append("score: \(killed) / \(rows.count) killed (\(percent)%)")
         if arguments.flags.contains("verbose") {
             for row in rows { lines += ["", "\(row.mutant.name):"] + findings(row.result) }
