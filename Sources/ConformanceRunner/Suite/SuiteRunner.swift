@@ -63,7 +63,10 @@ public struct SuiteRunner: Sendable {
     /// Runs the selected cases; `progress` is called after each case with the number done and the total.
     public func run(_ options: RunOptions, progress: @Sendable (Int, Int, CaseOutcome) -> Void = { _, _, _ in }) -> RunResult {
         guard let machine = bundle.stateMachine, let catalogue = bundle.catalogue else {
-            preconditionFailure("a spec that linted clean has a catalogue and a state machine")
+            // Lint refuses such a spec; a caller that skipped lint gets a failed run, not a trap.
+            return RunResult(implementation: nil, capabilities: [], offlineResources: [], adapter: launcher.description,
+                             seed: options.seed, outcomes: [], requirements: [],
+                             startupFailure: AdapterFailure(.notRunning, "the spec has no requirements or no state machine"))
         }
         let probe: (ImplementationInfo, [String], [String])
         do {
