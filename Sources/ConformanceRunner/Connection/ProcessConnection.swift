@@ -34,7 +34,19 @@ final class ProcessConnection: AdapterConnection {
 
     func receive() throws(AdapterFailure) -> AdapterMessage {
         try flush()
-        switch process.receive(timeout: timeout) {
+        var wait = ReceiveWait(timeout: timeout, stepStarted: stepStarted)
+        while true {
+            let received = process.receive(timeout: wait.nextSlice())
+            if case .timedOut = received {
+                try wait.check(process, tail: { tail })
+                continue
+            }
+            return try message(from: received)
+        }
+    }
+
+    private func message(from received: AdapterProcess.Received) throws(AdapterFailure) -> AdapterMessage {
+        switch received {
         case .line(let line):
             do {
                 return try AdapterMessage(line: line)
@@ -53,6 +65,13 @@ final class ProcessConnection: AdapterConnection {
             _ = process.kill()
             throw AdapterFailure(.protocolViolation, "the adapter's output is not JSON lines: \(error)", stderrTail: tail)
         }
+    }
+
+    /// When the current step began; the step may take `timeout` in all, however much the adapter chatters.
+    private var stepStarted = ContinuousClock.now
+
+    func beginStep() {
+        stepStarted = .now
     }
 
     func kill() {

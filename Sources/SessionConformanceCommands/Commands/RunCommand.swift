@@ -105,6 +105,8 @@ enum RunCommand: Command {
                                      specRoot: specRoot, command: reproduceCommand(arguments), expectedFailures: expected,
                                      strictExpectedFailures: !arguments.flags.contains("allow-unexpected-passes"),
                                      traceLimit: traceLimit)
+        let signals = RunSignals.start(console: console)
+        defer { signals.stop() }
         let showProgress = console.isTerminal
         let report: ComplianceReport
         do {
@@ -117,7 +119,12 @@ enum RunCommand: Command {
         }
         if showProgress { console.err("\r\u{1B}[K") }
         console.out(TextSummaryWriter.render(report, verbose: arguments.flags.contains("verbose")))
-        return try writeReports(report, requests, console: console) ?? (report.gate.passed ? .success : .conformanceFailure)
+        let failedWrite = try writeReports(report, requests, console: console)
+        if let interrupted = signals.exitCode {
+            console.err("run: stopped by a signal after \(report.cases.count) cases; the run is incomplete\n")
+            return interrupted
+        }
+        return failedWrite ?? (report.gate.passed ? .success : .conformanceFailure)
     }
 
     /// The command that reruns a case: the options that choose the client, its timeout and the spec.
