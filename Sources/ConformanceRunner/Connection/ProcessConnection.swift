@@ -87,6 +87,10 @@ final class ProcessConnection: AdapterConnection {
         if case .endOfStream(let status) = process.receive(timeout: .milliseconds(200)) {
             return AdapterFailure(.crashed, "\(what); it ended (\(status))", stderrTail: tail)
         }
+        if let status = process.exitStatus {
+            // Exited, while a process it started still holds its output open.
+            return AdapterFailure(.crashed, "\(what); it exited (\(status))", stderrTail: tail)
+        }
         return AdapterFailure(.crashed, what, stderrTail: tail)
     }
 }
