@@ -34,5 +34,6 @@ let exitCodeHelp = """
       1  conformance failure: the client under test failed a MUST requirement, an expected failure now
          passes (unless --allow-unexpected-passes), or 'diff' found a regression
       2  spec or usage error: the specs have errors, or the command line was wrong
+      130, 143  'run' was stopped by SIGINT or SIGTERM; the reports written are marked incomplete
 
     """
