@@ -45,7 +45,7 @@ enum RunCommand: Command {
                    help: "Run only cases whose id matches; a trailing * matches a prefix (repeatable)."),
         OptionSpec(name: "seed", kind: .value(placeholder: "N"), help: "The world's seed (default 1)."),
         OptionSpec(name: "timeout", kind: .value(placeholder: "SECONDS"),
-                   help: "How long to wait for an adapter message before the case errors (default 10)."),
+                   help: "How long one step may take, however much the adapter sends, before the case errors (default 10)."),
         OptionSpec(name: "jobs", kind: .value(placeholder: "N"), help: "Cases run in parallel (default 1)."),
         OptionSpec(name: "spec-root", kind: .value(placeholder: "DIR"), help: "The spec folder (default Specs)."),
         OptionSpec(name: "verbose", kind: .flag, help: "List every requirement, informative ones included."),
