@@ -74,6 +74,8 @@ let package = Package(
         .testTarget(name: "SessionKitTests", dependencies: ["SessionKit", "SessionKitTesting"]),
         .testTarget(name: "ConformanceProtocolTests", dependencies: ["ConformanceProtocol", "PythonRunner"]),
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
+        // Mutation fuzzing of Specs/: a bounded run in `swift test`, longer with SESSION_CONFORMANCE_FUZZ_*.
+        .testTarget(name: "SpecFuzzTests", dependencies: ["SpecModel", "SpecYAML", "ConformanceRunner", "ReferenceAdapter"]),
         .testTarget(
             name: "ReferenceConformanceTests",
             dependencies: ["ConformanceRunner", "ReferenceAdapter", "ConformanceProtocol", "SpecModel"]

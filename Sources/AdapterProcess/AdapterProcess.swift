@@ -60,13 +60,15 @@ public final class AdapterProcess: Sendable {
         do throws(AdapterProcessError) {
             for _ in 0..<4 { created.append(try PipeDescriptors.make()) }
             pipes = (created[0], created[1], created[2], created[3])
-            processID = try ProcessLauncher.spawn(
-                commandLine: commandLine,
-                environment: environment,
-                stdin: pipes.stdin.readEnd,
-                stdout: pipes.stdout.writeEnd,
-                stderr: pipes.stderr.writeEnd
-            )
+            processID = try AdapterRegistry.spawning { () throws(AdapterProcessError) -> pid_t in
+                try ProcessLauncher.spawn(
+                    commandLine: commandLine,
+                    environment: environment,
+                    stdin: pipes.stdin.readEnd,
+                    stdout: pipes.stdout.writeEnd,
+                    stderr: pipes.stderr.writeEnd
+                )
+            }
         } catch {
             for pipe in created { pipe.closeBoth() }
             throw error
@@ -217,6 +219,9 @@ public final class AdapterProcess: Sendable {
                 var status: Int32 = 0
                 while waitpid(processID, &status, 0) < 0 && errno == EINTR {}
                 channel.reaped = true
+                AdapterRegistry.reaped(processID)
+                // Descendants that left the group were orphaned by this kill; with tracking on, they are ours.
+                AdapterRegistry.sweepOrphans()
             }
             if drainingStderr {
                 _ = channel.lock.wait(until: .after(Self.stderrDrainTime)) { channel.stderrEnded }

@@ -17,15 +17,21 @@ struct StderrRingBuffer: Sendable {
     /// Whether older bytes were dropped to make room.
     var hasDropped: Bool { totalByteCount > storage.count }
 
+    /// Copies in at most two bulk writes, whatever the size of `bytes`: only its last `capacity` bytes matter.
     mutating func append(_ bytes: some Collection<UInt8>) {
         totalByteCount += bytes.count
-        for byte in bytes.suffix(capacity) {
-            if storage.count < capacity {
-                storage.append(byte)
-            } else {
-                storage[start] = byte
-                start = (start + 1) % capacity
-            }
+        var kept = bytes.suffix(capacity)[...]
+        if storage.count < capacity {
+            let room = capacity - storage.count
+            storage.append(contentsOf: kept.prefix(room))
+            kept = kept.dropFirst(room)
+        }
+        while !kept.isEmpty {
+            let run = min(kept.count, capacity - start)
+            let end = kept.index(kept.startIndex, offsetBy: run)
+            storage.replaceSubrange(start..<(start + run), with: kept[kept.startIndex..<end])
+            kept = kept[end...]
+            start = (start + run) % capacity
         }
     }
 

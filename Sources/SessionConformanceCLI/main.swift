@@ -8,5 +8,6 @@ struct ProcessConsole: Console {
     var isTerminal: Bool { isatty(STDERR_FILENO) == 1 }
 }
 
+SessionConformance.trackAdapterDescendants()
 let code = SessionConformance.main(arguments: Array(CommandLine.arguments.dropFirst()), console: ProcessConsole())
 exit(code.rawValue)

@@ -30,6 +30,19 @@ extension AdapterProcessTests {
             #expect(ring.hasDropped)
         }
 
+        @Test("a chunk larger than the ring wraps in bulk and keeps exactly its last bytes, in order")
+        func bulkWrapAround() {
+            var ring = StderrRingBuffer(capacity: 5)
+            ring.append(Array("abc".utf8))
+            ring.append(Array("defg".utf8))
+            #expect(ring.bytes == Array("cdefg".utf8))
+            ring.append(Array("hi".utf8))
+            #expect(ring.bytes == Array("efghi".utf8))
+            ring.append((0..<1_000_000).map { UInt8(ascii: "a") + UInt8($0 % 26) })
+            #expect(ring.bytes == (999_995..<1_000_000).map { UInt8(ascii: "a") + UInt8($0 % 26) })
+            #expect(ring.totalByteCount == 1_000_009)
+        }
+
         @Test("the tail drops the cut first line only when bytes were dropped")
         func tailLines() {
             var ring = StderrRingBuffer(capacity: 16)

@@ -90,7 +90,7 @@ public enum ReportBuilder {
             adapter: AdapterInfo(description: result.adapter, implementation: implementation,
                                  capabilities: result.capabilities, offlineResources: result.offlineResources),
             run: RunInfo(seed: String(result.seed), startedAt: timestamp(context.startedAt),
-                         finishedAt: timestamp(context.finishedAt), completed: result.startupFailure == nil,
+                         finishedAt: timestamp(context.finishedAt), completed: result.startupFailure == nil && result.interruptedBy == nil,
                          startupFailure: result.startupFailure.map {
                              RunInfo.StartupFailure(message: $0.message, stderrTail: $0.stderrTail)
                          },

@@ -9,6 +9,8 @@ public struct AdapterFailure: Error, Sendable, CustomStringConvertible {
         case protocolViolation
         case versionMismatch
         case notRunning
+        /// The run was stopped by SIGINT or SIGTERM while the case ran.
+        case interrupted
     }
 
     public let code: Code
@@ -33,6 +35,12 @@ public protocol AdapterConnection: AnyObject {
     func kill()
     /// What the client wrote to its own log (stderr), bounded; scanned for tokens.
     var capturedLog: String { get }
+    /// A new step begins: the time the step may take starts now.
+    func beginStep()
+}
+
+extension AdapterConnection {
+    public func beginStep() {}
 }
 
 /// Starts a fresh instance of the client: at the start of a case and after a kill.

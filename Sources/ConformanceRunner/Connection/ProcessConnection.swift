@@ -34,7 +34,19 @@ final class ProcessConnection: AdapterConnection {
 
     func receive() throws(AdapterFailure) -> AdapterMessage {
         try flush()
-        switch process.receive(timeout: timeout) {
+        var wait = ReceiveWait(timeout: timeout, stepStarted: stepStarted)
+        while true {
+            let received = process.receive(timeout: wait.nextSlice())
+            if case .timedOut = received {
+                try wait.check(process, tail: { tail })
+                continue
+            }
+            return try message(from: received)
+        }
+    }
+
+    private func message(from received: AdapterProcess.Received) throws(AdapterFailure) -> AdapterMessage {
+        switch received {
         case .line(let line):
             do {
                 return try AdapterMessage(line: line)
@@ -55,6 +67,13 @@ final class ProcessConnection: AdapterConnection {
         }
     }
 
+    /// When the current step began; the step may take `timeout` in all, however much the adapter chatters.
+    private var stepStarted = ContinuousClock.now
+
+    func beginStep() {
+        stepStarted = .now
+    }
+
     func kill() {
         try? flush()
         _ = process.kill()
@@ -67,6 +86,10 @@ final class ProcessConnection: AdapterConnection {
     private func failure(after what: String) -> AdapterFailure {
         if case .endOfStream(let status) = process.receive(timeout: .milliseconds(200)) {
             return AdapterFailure(.crashed, "\(what); it ended (\(status))", stderrTail: tail)
+        }
+        if let status = process.exitStatus {
+            // Exited, while a process it started still holds its output open.
+            return AdapterFailure(.crashed, "\(what); it exited (\(status))", stderrTail: tail)
         }
         return AdapterFailure(.crashed, what, stderrTail: tail)
     }

@@ -43,6 +43,7 @@ final class ClientDriver {
 
     func beginStep(_ index: Int, kind: String) {
         step = index
+        connection?.beginStep()
         record(.stepStarted(index: index, kind: kind))
     }
 
@@ -224,7 +225,8 @@ final class ClientDriver {
             var effects: [AdapterMessage] = []
             while true {
                 let message = try receive()
-                if case .barrier(let id, let httpStarted) = message, id == barrier {
+                if case .barrier(let id, let httpStarted) = message {
+                    guard id == barrier else { throw wrongBarrier(id, expected: barrier) }
                     effects += try loopbackRequests(started: httpStarted)
                     break
                 }
@@ -386,6 +388,7 @@ final class ClientDriver {
         guard let connection else { throw AdapterFailure(.notRunning, "the app is not running") }
         let message = try connection.receive()
         record(.received(message))
+        if let overflow = trace.overflow { throw overBudget(overflow) }
         return message
     }
 

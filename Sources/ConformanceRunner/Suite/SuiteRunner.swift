@@ -16,6 +16,8 @@ public struct RunResult: Sendable {
     public let requirements: [RequirementVerdict]
     /// Set when the adapter could not even be started; no case ran.
     public let startupFailure: AdapterFailure?
+    /// The signal that stopped the run before every selected case ran; `outcomes` holds the cases that completed.
+    public var interruptedBy: Int32? = nil
 
     /// Certified: every MUST passed (or does not apply) and nothing errored.
     public var mustRequirementsPass: Bool {
@@ -63,7 +65,10 @@ public struct SuiteRunner: Sendable {
     /// Runs the selected cases; `progress` is called after each case with the number done and the total.
     public func run(_ options: RunOptions, progress: @Sendable (Int, Int, CaseOutcome) -> Void = { _, _, _ in }) -> RunResult {
         guard let machine = bundle.stateMachine, let catalogue = bundle.catalogue else {
-            preconditionFailure("a spec that linted clean has a catalogue and a state machine")
+            // Lint refuses such a spec; a caller that skipped lint gets a failed run, not a trap.
+            return RunResult(implementation: nil, capabilities: [], offlineResources: [], adapter: launcher.description,
+                             seed: options.seed, outcomes: [], requirements: [],
+                             startupFailure: AdapterFailure(.notRunning, "the spec has no requirements or no state machine"))
         }
         let probe: (ImplementationInfo, [String], [String])
         do {
@@ -79,22 +84,26 @@ public struct SuiteRunner: Sendable {
         let done = Atomic<Int>(0)
         // Each worker takes the next case until none is left; outcomes keep the cases' order.
         DispatchQueue.concurrentPerform(iterations: max(1, min(options.jobs, cases.count))) { _ in
-            while true {
+            while RunInterruption.requested == nil {
                 let position = next.add(1, ordering: .relaxed).oldValue
                 guard position < cases.count else { return }
                 let started = DispatchTime.now().uptimeNanoseconds
                 var outcome = CaseExecutor(acceptanceCase: cases[position], machine: machine, launcher: launcher,
                                            capabilities: probe.1, offlineResources: probe.2, seed: options.seed).run()
                 outcome.duration = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+                // A case cut short by the interruption did not complete; it is left out rather than an error.
+                if RunInterruption.requested != nil, outcome.status == .error { return }
                 results.withLock { $0[position] = outcome }
                 progress(done.add(1, ordering: .relaxed).newValue, cases.count, outcome)
             }
         }
-        let outcomes = results.withLock { all in cases.indices.map { all[$0]! } }
-        return RunResult(implementation: probe.0, capabilities: probe.1, offlineResources: probe.2, adapter: launcher.description, seed: options.seed,
-                         outcomes: outcomes,
-                         requirements: VerdictBuilder.verdicts(catalogue: catalogue, outcomes: outcomes, capabilities: probe.1),
-                         startupFailure: nil)
+        let outcomes = results.withLock { all in cases.indices.compactMap { all[$0] } }
+        var result = RunResult(implementation: probe.0, capabilities: probe.1, offlineResources: probe.2, adapter: launcher.description,
+                               seed: options.seed, outcomes: outcomes,
+                               requirements: VerdictBuilder.verdicts(catalogue: catalogue, outcomes: outcomes, capabilities: probe.1),
+                               startupFailure: nil)
+        if outcomes.count < cases.count { result.interruptedBy = RunInterruption.requested }
+        return result
     }
 
     /// Starts the client once to read its identity and capabilities.

@@ -27,8 +27,13 @@ public struct TraceEvent: Sendable {
 /// The numbered events of one case, in order.
 public struct Trace: Sendable {
     public private(set) var events: [TraceEvent] = []
+    /// Bytes received from the client so far, about as written (see ``TraceBudget``).
+    private(set) var receivedBytes = 0
+    /// Set once the trace is over its ``TraceBudget``: what the adapter sent more than.
+    var overflow: String? { TraceBudget.overflow(events: events.count, receivedBytes: receivedBytes) }
 
     mutating func append(_ kind: TraceEvent.Kind, step: Int, instance: Int, time: Double) {
+        if case .received(let message) = kind { receivedBytes += message.approximateSize }
         events.append(TraceEvent(number: events.count + 1, step: step, instance: instance, time: time, kind: kind))
     }
 

@@ -35,5 +35,6 @@ let exitCodeHelp = """
          whatever --expected-failures says), a MUST is untested (no case, or only inconclusive ones), an
          expected failure now passes (unless --allow-unexpected-passes), or 'diff' found a regression
       2  spec or usage error: the specs have errors, or the command line was wrong
+      130, 143  'run' was stopped by SIGINT or SIGTERM; the reports written are marked incomplete
 
     """

@@ -54,7 +54,7 @@ enum RunCommand: Command {
                    help: "Run only cases whose id matches; a trailing * matches a prefix (repeatable)."),
         OptionSpec(name: "seed", kind: .value(placeholder: "N"), help: "The world's seed (default 1)."),
         OptionSpec(name: "timeout", kind: .value(placeholder: "SECONDS"),
-                   help: "How long to wait for an adapter message before the case errors (default 10)."),
+                   help: "How long one step may take, however much the adapter sends, before the case errors (default 10)."),
         OptionSpec(name: "jobs", kind: .value(placeholder: "N"), help: "Cases run in parallel (default 1)."),
         OptionSpec(name: "spec-root", kind: .value(placeholder: "DIR"), help: "The spec folder (default Specs)."),
         OptionSpec(name: "verbose", kind: .flag, help: "List every requirement, informative ones included."),
@@ -120,6 +120,8 @@ enum RunCommand: Command {
                                      specRoot: specRoot, command: reproduceCommand(arguments), expectedFailures: expected,
                                      strictExpectedFailures: !arguments.flags.contains("allow-unexpected-passes"),
                                      traceLimit: traceLimit)
+        let signals = RunSignals.start(console: console)
+        defer { signals.stop() }
         let showProgress = console.isTerminal
         let report: ComplianceReport
         do {
@@ -132,7 +134,12 @@ enum RunCommand: Command {
         }
         if showProgress { console.err("\r\u{1B}[K") }
         console.out(TextSummaryWriter.render(report, verbose: arguments.flags.contains("verbose")))
-        return try writeReports(report, requests, console: console) ?? (report.gate.passed ? .success : .conformanceFailure)
+        let failedWrite = try writeReports(report, requests, console: console)
+        if let interrupted = signals.exitCode {
+            console.err("run: stopped by a signal after \(report.cases.count) cases; the run is incomplete\n")
+            return interrupted
+        }
+        return failedWrite ?? (report.gate.passed ? .success : .conformanceFailure)
     }
 
     /// The command that reruns a case: the options that choose the client, its timeout and the spec.

@@ -47,6 +47,7 @@ public enum SpecLinter {
         if !onlyFolders {
             contextFiles = addContext(from: specRoot, to: &load, alreadyLoaded: files)
         }
+        missing += SpecPresence.check(targets: targets, specRoot: specRoot, files: files, bundle: load.bundle)
         var diagnostics = missing + load.diagnostics
         let whole = onlyFolders && missing.isEmpty
         // Context files only resolve references; what the files under lint do to them is not their problem.

@@ -35,6 +35,13 @@ public enum SpecLoader {
     public static func load(files: [String]) -> SpecLoadResult {
         var result = SpecLoadResult()
         for path in files {
+            if let size = fileSize(path), size > SpecLimits.fileBytes {
+                // Not read at all: the size alone is the error.
+                result.sources.append(SourceText(file: path, bytes: []))
+                result.files.append(path)
+                result.diagnostics.append(.error(YAMLLoader.tooLarge(size), at: SourceLocation(file: path, line: 1, column: 1)))
+                continue
+            }
             guard let data = FileManager.default.contents(atPath: path) else {
                 result.diagnostics.append(.error("cannot read the file", at: SourceLocation(file: path, line: 1, column: 1)))
                 continue
@@ -89,6 +96,12 @@ public enum SpecLoader {
         for document in catalogue.documents {
             let name = document.file.value
             let path = directory.isEmpty ? "sources/\(name)" : "\(directory)/sources/\(name)"
+            if let size = fileSize(path), size > SpecLimits.fileBytes {
+                result.diagnostics.append(.error(
+                    "design document '\(path)' has \(size) bytes; at most \(SpecLimits.fileBytes) are read",
+                    at: document.file.location))
+                continue
+            }
             guard let data = FileManager.default.contents(atPath: path) else {
                 result.diagnostics.append(.error("cannot read design document '\(path)'", at: document.file.location))
                 continue
@@ -99,5 +112,9 @@ public enum SpecLoader {
             result.bundle.documents[name] = DocumentText(
                 name: name, path: path, source: source, text: String(decoding: bytes, as: UTF8.self))
         }
+    }
+
+    private static func fileSize(_ path: String) -> Int? {
+        (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue
     }
 }

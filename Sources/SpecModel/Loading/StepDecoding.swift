@@ -36,13 +36,17 @@ extension SpecDecoder {
             return .request(resource: resource.value, count: count ?? 1)
         case "advance", "skewClock":
             guard var map = mapping(node, what, allowed: ["seconds"]) else { return nil }
-            let seconds = map.required("seconds").flatMap { number($0, "seconds") }
+            let range = kind == "advance" ? NumericLimits.seconds : NumericLimits.skew
+            let seconds = map.required("seconds").flatMap { value -> Double? in
+                guard let given = number(value, "seconds") else { return nil }
+                if kind == "advance", given < 0 {
+                    error("time only moves forward; 'seconds' of advance must not be negative", at: value.location)
+                    return nil
+                }
+                return within(range, given, "seconds", at: value.location)
+            }
             finish(map)
             guard let seconds else { return nil }
-            if kind == "advance", seconds < 0 {
-                error("time only moves forward; 'seconds' of advance must not be negative", at: node.location)
-                return nil
-            }
             return kind == "advance" ? .advance(seconds: seconds) : .skewClock(seconds: seconds)
         case "fault":
             guard var map = mapping(node, what, allowed: ["path", "kind", "times"]) else { return nil }
@@ -61,8 +65,12 @@ extension SpecDecoder {
         case "configure":
             guard let map = mapping(node, what, allowed: ["reuseInterval", "accessTokenLifetime"]) else { return nil }
             let settings = ServerSettings(
-                reuseInterval: map.optional("reuseInterval").flatMap { number($0, "reuseInterval") },
-                accessTokenLifetime: map.optional("accessTokenLifetime").flatMap { number($0, "accessTokenLifetime") })
+                reuseInterval: map.optional("reuseInterval").flatMap {
+                    number($0, "reuseInterval", in: NumericLimits.seconds)
+                },
+                accessTokenLifetime: map.optional("accessTokenLifetime").flatMap {
+                    number($0, "accessTokenLifetime", in: NumericLimits.seconds)
+                })
             finish(map)
             return .configure(settings)
         case "revoke":
@@ -127,29 +135,61 @@ extension SpecDecoder {
     mutating func number(_ node: YAMLNode, _ what: String) -> Double? {
         switch node.scalar?.resolved {
         case .int(let value): return Double(value)
-        case .double(let value): return value
+        case .double(let value) where value.isFinite: return value
+        case .double:
+            error("\(what) is too large to be a number", at: node.location)
+            return nil
         default:
             error("expected \(what) to be a number, found \(node.kindDescription)", at: node.location)
             return nil
         }
     }
 
-    mutating func positive(_ node: YAMLNode, _ what: String) -> Int? {
-        guard let value = integer(node, what)?.value else { return nil }
-        guard value >= 1 else {
-            error("\(what) must be at least 1", at: node.location)
+    /// A number within `range`; out of it is an error that names the range.
+    mutating func number(_ node: YAMLNode, _ what: String, in range: ClosedRange<Double>) -> Double? {
+        guard let value = number(node, what) else { return nil }
+        return within(range, value, what, at: node.location)
+    }
+
+    private mutating func within(_ range: ClosedRange<Double>, _ value: Double, _ what: String,
+                                 at location: SourceLocation) -> Double? {
+        guard range.contains(value) else {
+            error("\(what) must be from \(NumericLimits.describe(range.lowerBound)) to "
+                  + "\(NumericLimits.describe(range.upperBound))", at: location)
             return nil
         }
         return value
     }
 
-    private mutating func count(_ node: YAMLNode, _ what: String) -> Int? {
-        guard let value = integer(node, what)?.value else { return nil }
-        guard value >= 0 else {
-            error("\(what) must not be negative", at: node.location)
+    /// An integer within `range`; out of it is an error that names the range.
+    private mutating func integer(_ node: YAMLNode, _ what: String, in range: ClosedRange<Int>) -> Int? {
+        guard let scalar = node.scalar, case .int(let value) = scalar.resolved else {
+            if case .double? = node.scalar?.resolved, node.scalar.map({ YAMLScalar.isIntegerText($0.text) }) == true {
+                // Digits only, but too many for an integer: out of range, not of the wrong type.
+                error("\(what) must be from \(range.lowerBound) to \(range.upperBound)", at: node.location)
+                return nil
+            }
+            return integer(node, what)?.value
+        }
+        guard range.contains(value) else {
+            if range.lowerBound == 1, value < 1 {
+                error("\(what) must be at least 1", at: node.location)
+            } else if range.lowerBound == 0, value < 0 {
+                error("\(what) must not be negative", at: node.location)
+            } else {
+                error("\(what) must be from \(range.lowerBound) to \(range.upperBound)", at: node.location)
+            }
             return nil
         }
         return value
+    }
+
+    mutating func positive(_ node: YAMLNode, _ what: String) -> Int? {
+        integer(node, what, in: NumericLimits.repetitions)
+    }
+
+    private mutating func count(_ node: YAMLNode, _ what: String) -> Int? {
+        integer(node, what, in: NumericLimits.observedCount)
     }
 
     private static let assertionKeys = [

@@ -1,6 +1,8 @@
 /// Finds the first byte sequence that is not UTF-8, so the error can name its line and column.
 /// libyaml would report it by byte offset only, and would accept UTF-16 with a byte order mark.
 enum UTF8Check {
+    static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
+
     static func firstProblem(in bytes: [UInt8], source: SourceText) -> Diagnostic? {
         if bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0xFF, 0xFE]) {
             return .error("spec files must be UTF-8; this one starts with a UTF-16 byte order mark",
@@ -12,6 +14,10 @@ enum UTF8Check {
             if length == 0 {
                 let byte = String(bytes[index], radix: 16, uppercase: true)
                 return .error("invalid UTF-8 byte 0x\(byte.count == 1 ? "0" + byte : byte); spec files must be UTF-8",
+                              at: source.location(ofByteOffset: index, in: bytes))
+            }
+            if length == 3, bytes[index] == 0xEF, bytes[index + 1] == 0xBB, bytes[index + 2] == 0xBF {
+                return .error("a byte order mark (U+FEFF) is allowed only at the very start of a spec file",
                               at: source.location(ofByteOffset: index, in: bytes))
             }
             index += length

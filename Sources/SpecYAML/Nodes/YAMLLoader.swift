@@ -8,15 +8,23 @@ public struct YAMLLoadResult: Sendable {
 /// Loads one spec file into a located node tree. Strict by design: anchors, aliases, explicit tags,
 /// duplicate keys, non-scalar keys, several documents and non-UTF-8 text are errors.
 public enum YAMLLoader {
-    /// Nesting past this depth is an error rather than a risk to the stack.
-    public static let maximumDepth = 64
+    /// Nesting past this depth is an error, and the deeper content is skipped without recursing into it.
+    public static let maximumDepth = SpecLimits.depth
 
     public static func load(_ bytes: [UInt8], file: String) -> YAMLLoadResult {
-        let source = SourceText(file: file, bytes: bytes)
-        if let encodingError = UTF8Check.firstProblem(in: bytes, source: source) {
+        let start = SourceLocation(file: file, line: 1, column: 1)
+        if bytes.count > SpecLimits.fileBytes {
+            // Not even split into lines: a huge file must not be echoed back or held twice.
+            return YAMLLoadResult(source: SourceText(file: file, bytes: []), root: nil,
+                                  diagnostics: [.error(tooLarge(bytes.count), at: start)])
+        }
+        // A UTF-8 byte order mark at the very start is allowed and ignored; columns count from after it.
+        let body = bytes.starts(with: UTF8Check.byteOrderMark) ? Array(bytes.dropFirst(3)) : bytes
+        let source = SourceText(file: file, bytes: body)
+        if let encodingError = UTF8Check.firstProblem(in: body, source: source) {
             return YAMLLoadResult(source: source, root: nil, diagnostics: [encodingError])
         }
-        let parser = LibYAMLParser(bytes: bytes, source: source)
+        let parser = LibYAMLParser(bytes: body, source: source)
         var builder = TreeBuilder(parser: parser, file: file)
         let root = builder.buildStream()
         return YAMLLoadResult(source: source, root: root, diagnostics: builder.finish())
@@ -24,6 +32,11 @@ public enum YAMLLoader {
 
     public static func load(_ text: String, file: String) -> YAMLLoadResult {
         load(Array(text.utf8), file: file)
+    }
+
+    /// The message for a file over ``SpecLimits/fileBytes``.
+    public static func tooLarge(_ size: Int) -> String {
+        "the file has \(size) bytes; a spec file may have at most \(SpecLimits.fileBytes) (4 MiB)"
     }
 }
 
@@ -35,6 +48,7 @@ private struct TreeBuilder {
     private var firstAnchorOrAlias: SourceLocation?
     private var moreAnchorsOrAliases = 0
     private var depthErrorReported = false
+    private var nodeCount = 0
 
     init(parser: LibYAMLParser, file: String) {
         self.parser = parser
@@ -87,9 +101,18 @@ private struct TreeBuilder {
     private mutating func build(
         _ event: LibYAMLParser.Event, at location: SourceLocation, depth: Int
     ) throws(LibYAMLParser.ParseError) -> YAMLNode {
-        if depth > YAMLLoader.maximumDepth, !depthErrorReported {
-            depthErrorReported = true
-            diagnostics.error("nesting is deeper than \(YAMLLoader.maximumDepth) levels", at: location)
+        nodeCount += 1
+        if nodeCount > SpecLimits.nodes {
+            throw LibYAMLParser.ParseError(
+                message: "the file has more than \(SpecLimits.nodes) nodes; reading stopped here", location: location)
+        }
+        if depth > YAMLLoader.maximumDepth {
+            if !depthErrorReported {
+                depthErrorReported = true
+                diagnostics.error("nesting is deeper than \(YAMLLoader.maximumDepth) levels", at: location)
+            }
+            try skip(event)
+            return YAMLNode(.scalar(YAMLScalar("")), at: location)
         }
         switch event {
         case .alias:
@@ -97,13 +120,28 @@ private struct TreeBuilder {
             return YAMLNode(.scalar(YAMLScalar("")), at: location)
         case .scalar(let scalar, let anchor, let tag):
             check(anchor: anchor, tag: tag, at: location)
+            let size = scalar.text.utf8.count
+            guard size <= SpecLimits.scalarBytes else {
+                diagnostics.error("a scalar may have at most \(SpecLimits.scalarBytes) bytes; this one has \(size)",
+                                  at: location)
+                return YAMLNode(.scalar(YAMLScalar("")), at: location)
+            }
             return YAMLNode(.scalar(scalar), at: location)
         case .sequenceStart(let anchor, let tag):
             check(anchor: anchor, tag: tag, at: location)
             var items: [YAMLNode] = []
+            var read = 0
             while true {
                 let (next, nextLocation) = try parser.next()
                 if case .sequenceEnd = next { break }
+                read += 1
+                if read > SpecLimits.sequenceItems {
+                    if read == SpecLimits.sequenceItems + 1 {
+                        diagnostics.error("a list may have at most \(SpecLimits.sequenceItems) items", at: nextLocation)
+                    }
+                    try skip(next)
+                    continue
+                }
                 items.append(try build(next, at: nextLocation, depth: depth + 1))
             }
             return YAMLNode(.sequence(items), at: location)
@@ -116,12 +154,37 @@ private struct TreeBuilder {
         }
     }
 
+    /// Consumes the rest of a node whose first event is `event`, without building it and without recursion.
+    private mutating func skip(_ event: LibYAMLParser.Event) throws(LibYAMLParser.ParseError) {
+        var open = 0
+        var current = event
+        while true {
+            switch current {
+            case .sequenceStart, .mappingStart: open += 1
+            case .sequenceEnd, .mappingEnd: open -= 1
+            default: break
+            }
+            if open <= 0 { return }
+            current = try parser.next().0
+        }
+    }
+
     private mutating func buildEntries(depth: Int) throws(LibYAMLParser.ParseError) -> [YAMLEntry] {
         var entries: [YAMLEntry] = []
+        var read = 0
         var firstKeyLocation: [String: SourceLocation] = [:]
         while true {
             let (keyEvent, keyLocation) = try parser.next()
             if case .mappingEnd = keyEvent { break }
+            read += 1
+            if read > SpecLimits.sequenceItems {
+                if read == SpecLimits.sequenceItems + 1 {
+                    diagnostics.error("a mapping may have at most \(SpecLimits.sequenceItems) entries", at: keyLocation)
+                }
+                try skip(keyEvent)
+                try skip(try parser.next().0)
+                continue
+            }
             let keyNode = try build(keyEvent, at: keyLocation, depth: depth + 1)
             let (valueEvent, valueLocation) = try parser.next()
             let value = try build(valueEvent, at: valueLocation, depth: depth + 1)

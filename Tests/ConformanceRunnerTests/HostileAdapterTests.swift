@@ -1,0 +1,69 @@
+@testable import ConformanceRunner
+import Foundation
+import Testing
+
+/// Adapters that misbehave on purpose (Tests/AdapterProcessTests/Fixtures/hostile/): each gives an `error`
+/// verdict with a reason that says what happened, within bounded time and memory.
+@Suite("Hostile adapters")
+struct HostileAdapterTests {
+    static let fixtures = Harness.packageRoot + "/Tests/AdapterProcessTests/Fixtures/hostile"
+    static let oneCase = Harness.caseFile("""
+          - id: hostile-adapter
+            title: Sign in once
+            requirements: [SIGNIN-PROMPT-ONCE]
+            steps:
+              - launch: {}
+              - signIn: { account: alice }
+              - expect: { state: authenticated }
+
+        """)
+
+    static func outcome(_ command: String, timeout: Duration = .seconds(30)) throws -> CaseOutcome {
+        let launcher = ProcessAdapterLauncher(commandLine: command, timeout: timeout)
+        let result = try Harness.run(Self.oneCase, launcher: launcher)
+        return try #require(result.outcomes.first)
+    }
+
+    @Test("a barrier answered with another id is a protocol violation naming both ids")
+    func wrongBarrier() throws {
+        let outcome = try Self.outcome("exec python3 -u '\(Self.fixtures)/wrong_barrier.py'")
+        #expect(outcome.status == .error)
+        #expect(outcome.reason == "protocolViolation: the runner sent barrier 'b1' and the adapter answered 'not-b1'")
+    }
+
+    @Test("an adapter that chatters without settling errors when the step's time is up, not never")
+    func chatterCannotStretchAStep() throws {
+        let outcome = try Self.outcome("exec python3 -u '\(Self.fixtures)/chatters.py'", timeout: .seconds(2))
+        #expect(outcome.status == .error)
+        #expect(outcome.reason == "hung: the step took longer than 2.0 seconds: the adapter kept sending messages without settling")
+    }
+
+    @Test("an adapter that sends more than a case may hold errors, and the trace stays within its budget")
+    func floodIsCapped() throws {
+        let outcome = try Self.outcome("exec python3 -u '\(Self.fixtures)/floods_log.py'")
+        #expect(outcome.status == .error)
+        #expect(outcome.reason == "protocolViolation: the adapter sent more than 32 MiB in one case")
+        #expect(outcome.trace.events.count < 1_000)
+    }
+
+    @Test("an adapter that exited while its child holds stdout is reported as exited, with its status")
+    func exitedWithChildHoldingStdout() throws {
+        let outcome = try Self.outcome("exec /bin/sh '\(Self.fixtures)/exits_leaving_child.sh'")
+        #expect(outcome.status == .error)
+        #expect(outcome.reason == "crashed: the adapter exited (exited with status 3) while a process it started "
+                + "still holds its stdout or stderr open")
+    }
+
+    @Test("200 MB of stderr before the first message is drained in time, not taken for a hang")
+    func bulkStderr() throws {
+        let outcome = try Self.outcome("exec python3 -u '\(Self.fixtures)/slow_stderr.py'", timeout: .seconds(20))
+        #expect(outcome.reason?.hasPrefix("hung") != true, "\(outcome.reason ?? "")")
+    }
+
+    @Test("the trace budget names what was exceeded")
+    func budgetWords() {
+        #expect(TraceBudget.overflow(events: TraceBudget.maximumEvents, receivedBytes: 0) == nil)
+        #expect(TraceBudget.overflow(events: TraceBudget.maximumEvents + 1, receivedBytes: 0) == "200000 messages")
+        #expect(TraceBudget.overflow(events: 1, receivedBytes: TraceBudget.maximumReceivedBytes + 1) == "32 MiB")
+    }
+}

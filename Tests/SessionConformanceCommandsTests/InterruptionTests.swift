@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+
+/// SIGINT and SIGTERM to the real executable while an adapter hangs with a descendant that left its group.
+@Suite("Interrupting a run")
+struct InterruptionTests {
+    static let executable = Paths.root.appendingPathComponent(".build/debug/session-conformance")
+    static let fixture = Paths.root.appendingPathComponent("Tests/AdapterProcessTests/Fixtures/hostile/setsid_then_hangs.sh")
+
+    /// Starts `run` against the hanging adapter, waits until both of its instances (the probe's and the
+    /// case's) started their escaped descendant, sends `signal`, and returns the exit status, those
+    /// descendants' ids and the JSON report.
+    static func interrupt(with signal: Int32) throws -> (status: Int32, descendants: [Int32], report: [String: Any]) {
+        try #require(FileManager.default.isExecutableFile(atPath: executable.path), "build the executable first")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("interrupt-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let pidFile = folder.appendingPathComponent("pids")
+        let reportFile = folder.appendingPathComponent("report.json")
+        let process = Process()
+        process.executableURL = executable
+        process.currentDirectoryURL = Paths.root
+        process.arguments = ["run", "--adapter", "exec /bin/sh '\(fixture.path)'", "--timeout", "120",
+                             "--case", "sign-in-validates-input-first", "--report", "json=\(reportFile.path)"]
+        process.environment = ProcessInfo.processInfo.environment.merging(["HOSTILE_PID_FILE": pidFile.path]) { $1 }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var descendants: [Int32] = []
+        for _ in 0..<3000 where descendants.count < 2 {
+            usleep(10_000)
+            let text = (try? String(contentsOf: pidFile, encoding: .utf8)) ?? ""
+            descendants = text.split(separator: "\n").compactMap { Int32($0) }
+        }
+        try #require(descendants.count == 2, "the adapter never started (\(descendants))")
+        kill(process.processIdentifier, signal)
+        for _ in 0..<3000 where process.isRunning { usleep(10_000) }
+        try #require(!process.isRunning, "the run did not stop")
+        let data = try Data(contentsOf: reportFile)
+        let report = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        return (process.terminationStatus, descendants, report)
+    }
+
+    static func isRunning(_ processID: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(processID)/stat", encoding: .utf8),
+              let nameEnd = stat.lastIndex(of: ")") else { return false }
+        let state = stat[stat.index(after: nameEnd)...].trimmingCharacters(in: .whitespaces).first
+        return state != "Z" && state != "X"
+    }
+
+    @Test("SIGINT ends the case, kills the adapter and its escaped descendant, writes the report marked incomplete, exits 130")
+    func sigint() throws {
+        let (status, descendants, report) = try Self.interrupt(with: SIGINT)
+        #expect(status == 130)
+        for descendant in descendants { #expect(!Self.isRunning(descendant), "process \(descendant) was left behind") }
+        #expect((report["run"] as? [String: Any])?["completed"] as? Bool == false)
+    }
+
+    @Test("SIGTERM does the same and exits 143")
+    func sigterm() throws {
+        let (status, descendants, report) = try Self.interrupt(with: SIGTERM)
+        #expect(status == 143)
+        for descendant in descendants { #expect(!Self.isRunning(descendant), "process \(descendant) was left behind") }
+        #expect((report["run"] as? [String: Any])?["completed"] as? Bool == false)
+    }
+}
