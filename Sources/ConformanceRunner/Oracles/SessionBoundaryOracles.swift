@@ -5,30 +5,42 @@ import ConformanceProtocol
 struct NoRequestWithEndedSessionToken: Oracle {
     let id = "no-request-with-ended-session-token"
     let invariants: [String] = ["signed-out-no-authenticated-request", "signing-in-previous-session-ended"]
-    let requirements = ["SIGNOUT-BLOCK-AND-CLEAR", "EPOCH-DISCARD-STALE-RESPONSES"]
+    let requirements = ["SIGNOUT-BLOCK-AND-CLEAR", "EPOCH-DISCARD-STALE-RESPONSES", "REFRESH-REJECTION-CANCELS-PENDING"]
+
+    /// Who ended the session decides what a later use of it breaks.
+    static func requirement(endedBy transition: String?) -> String {
+        switch transition {
+        case "account-switch", "switch-during-refresh": "EPOCH-DISCARD-STALE-RESPONSES"
+        case "refresh-rejected", "restore-failed": "REFRESH-REJECTION-CANCELS-PENDING"
+        default: "SIGNOUT-BLOCK-AND-CLEAR"
+        }
+    }
 
     func check(_ context: OracleContext) -> [Finding] {
         var findings: [Finding] = []
         let index = context.index
         for end in index.transitions where sessionEndingTransitions.contains(end.message.transition ?? "") {
             let ended = Set(index.exchanges.filter { ($0.replyEvent ?? .max) < end.event }.compactMap(\.issuedAccessToken))
-            let requirement = end.message.transition == "account-switch" ? "EPOCH-DISCARD-STALE-RESPONSES" : "SIGNOUT-BLOCK-AND-CLEAR"
             if let reuse = index.exchanges.first(where: {
                 $0.event > end.event && $0.request.bearerToken.map(ended.contains) == true
             }) {
                 findings.append(context.finding(
-                    [requirement], id,
+                    [Self.requirement(endedBy: end.message.transition)], id,
                     "\(context.handles(in: reuse.request.bearerToken ?? "")) of the session that ended at '\(end.message.transition!)' was sent again",
                     [end.event, reuse.event]))
             }
         }
         for exchange in index.exchanges where exchange.request.bearerToken != nil {
-            if index.state(before: exchange.event, instance: exchange.instance) == "signedOut" {
-                findings.append(context.finding(
-                    ["SIGNOUT-BLOCK-AND-CLEAR"], id,
-                    "an authenticated request (\(exchange.request.method) \(exchange.request.path)) was sent while signed out",
-                    [exchange.event]))
+            guard index.state(before: exchange.event, instance: exchange.instance) == "signedOut" else { continue }
+            let end = index.transitions.last {
+                $0.instance == exchange.instance && $0.event < exchange.event
+                    && sessionEndingTransitions.contains($0.message.transition ?? "")
             }
+            findings.append(context.finding(
+                [Self.requirement(endedBy: end?.message.transition)], id,
+                "an authenticated request (\(exchange.request.method) \(exchange.request.path)) was sent while signed out"
+                    + (end.map { " after '\($0.message.transition!)'" } ?? ""),
+                [exchange.event]))
         }
         return findings
     }
