@@ -21,6 +21,7 @@ struct StateMachineVocabularyTests {
             ("account-switch", .authenticated, .signingIn, "switchAccount", "increment"),
             ("restore-sign-out", .restoring, .signedOut, "signOut", "increment"),
             ("switch-during-refresh", .refreshing, .signingIn, "switchAccount", "increment"),
+            ("sign-in-cancelled", .signingIn, .signedOut, "signOut", "increment"),
         ]
         #expect(SessionTransitionID.allCases.count == contract.count)
         for (id, from, to, event, effect) in contract {

@@ -78,6 +78,7 @@ TRANSITIONS = {
     "account-switch": ("authenticated", "signingIn", True),
     "switch-during-refresh": ("refreshing", "signingIn", True),
     "restore-sign-out": ("restoring", "signedOut", True),
+    "sign-in-cancelled": ("signingIn", "signedOut", True),
 }
 
 RETRYABLE = {"timeout", "offline", "connectionLost", "serverError", "rateLimited", "storageLocked", "storageUnavailable"}
@@ -901,6 +902,8 @@ class SessionClient:
             raise self._sign_in_failed(generation, "signInFailed", outcome[1], "transportFailure")
         grant = outcome[1]
         if not self._signing_in(generation):
+            # Superseded: the server's new session is never stored or used, and its refresh token is revoked.
+            await self._revoke_orphan(grant)
             raise SessionError("sessionChanged", "sign-in superseded")
         account = grant["account"]
         credentials = Credentials(grant["access"], grant["refresh"], 1, self.effects.monotonic, grant["expires_in"])
@@ -918,6 +921,10 @@ class SessionClient:
         profile = await self.api.profile(credentials.access)
         if profile[0] == "profile" and profile[1] == account:
             if not self._signing_in(generation):
+                # Stored before the user signed out: drop the pair and revoke it remotely.
+                await self.vault.commit(lambda record: self._end_session(record, session["sessionID"], account,
+                                                                         session["refreshToken"]))
+                self.revocations.kick()
                 raise SessionError("sessionChanged", "sign-in superseded")
             self.active = {"account": account, "session_id": session["sessionID"], "credentials": credentials}
             self.operation = None
@@ -932,6 +939,11 @@ class SessionClient:
         await self.vault.commit(end)
         self.revocations.kick()
         raise self._sign_in_failed(generation, "signInFailed", failure, "transportFailure")
+
+    async def _revoke_orphan(self, grant):
+        """Queues the revocation of a session the server granted after its sign-in was superseded."""
+        await self.vault.commit(lambda record: self._end_session(record, None, grant["account"], grant["refresh"]))
+        self.revocations.kick()
 
     async def sign_out(self):
         """Blocks new authenticated requests and cancels pending ones at once, clears credentials and the
@@ -948,6 +960,11 @@ class SessionClient:
                                error=SessionError("sessionEnded", "signed out"), prompt=True)
         elif self.phase == "restoring" and self.stored is not None:
             await self._end_restore("signOutRequested", None, revoke=True, generation=self.generation)
+        elif self.phase == "signingIn":
+            # The sign-in in flight belongs to the generation this ends: its late result is discarded.
+            self._fire("sign-in-cancelled", None, "userSignedOut")
+            await self._finish(account=None, session_id=None, revoke=None, waiters=[],
+                               error=SessionError("sessionEnded", "signed out"), prompt=True)
         else:
             self.log("info", f"signout.ignored phase={self.phase}")
 

@@ -43,6 +43,11 @@ extension SessionClient {
             throw signInFailed(generation, reason: .signInFailed, failure: failure, code: Self.errorCode(for: failure))
         }
         guard machine.isSigningIn(generation), let account = grant.account else {
+            // Superseded (signed out meanwhile): the server's new session is never stored or used, and revoked.
+            if let account = grant.account {
+                _ = await vault.commit(.endSession(sessionID: "", account: account, revoke: grant.refreshToken), ifGeneration: nil)
+                await revocations.kick()
+            }
             throw SessionError(.sessionChanged, context: "sign-in superseded")
         }
         let credentials = Credentials(
@@ -62,6 +67,8 @@ extension SessionClient {
         switch await api.profile(credentials.accessToken) {
         case .profile(let profile) where profile.accountID == account:
             guard let transition = machine.signInSucceeded(generation, session: session, credentials: credentials) else {
+                _ = await vault.commit(.endSession(sessionID: session.sessionID, account: account, revoke: session.refreshToken), ifGeneration: nil)
+                await revocations.kick()
                 throw SessionError(.sessionChanged, context: "sign-in superseded")
             }
             emit(transition)

@@ -510,7 +510,14 @@ struct SessionStateMachine: Sendable {
             return endedBySignOut(active, transition: transition, revoke: operation.unpersisted?.refreshToken ?? active.credentials.refreshToken, waiters: operation.waiters)
         case .restoring(let restoring) where restoring.stored != nil:
             return restoreFailed(reason: .signOutRequested, failure: nil, revoke: true, generation: generations.current)
-        case .restoring, .signingIn, .signedOut:
+        case .signingIn:
+            // The pending sign-in's generation is over: its login result is discarded when it arrives.
+            let transition = fire(.signInCancelled, account: nil, reason: .userSignedOut)
+            state = .signedOut
+            return EndedSession(transitions: [transition], account: nil, sessionID: nil, revoke: nil, waiters: [],
+                                settleWaiters: [], error: SessionError(.sessionEnded, context: "signed out"),
+                                prompt: .signedOut, snapshot: snapshot)
+        case .restoring, .signedOut:
             return nil
         }
     }

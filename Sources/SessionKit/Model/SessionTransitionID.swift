@@ -15,6 +15,7 @@ public enum SessionTransitionID: String, Sendable, Hashable, CaseIterable, Codab
     case accountSwitch = "account-switch"
     case restoreSignOut = "restore-sign-out"
     case switchDuringRefresh = "switch-during-refresh"
+    case signInCancelled = "sign-in-cancelled"
 
     /// What a transition does to the session generation.
     public enum GenerationEffect: String, Sendable, Hashable, Codable {
@@ -28,7 +29,7 @@ public enum SessionTransitionID: String, Sendable, Hashable, CaseIterable, Codab
         case .refreshStarted, .signOut, .accountSwitch: .authenticated
         case .refreshSucceeded, .refreshDeferred, .refreshRejected, .signOutDuringRefresh, .switchDuringRefresh: .refreshing
         case .signInStarted: .signedOut
-        case .signInSucceeded, .signInFailed: .signingIn
+        case .signInSucceeded, .signInFailed, .signInCancelled: .signingIn
         }
     }
 
@@ -36,7 +37,7 @@ public enum SessionTransitionID: String, Sendable, Hashable, CaseIterable, Codab
     public var to: SessionPhase {
         switch self {
         case .restoreValidated, .refreshSucceeded, .refreshDeferred, .signInSucceeded: .authenticated
-        case .restoreFailed, .refreshRejected, .signOut, .signOutDuringRefresh, .signInFailed, .restoreSignOut: .signedOut
+        case .restoreFailed, .refreshRejected, .signOut, .signOutDuringRefresh, .signInFailed, .restoreSignOut, .signInCancelled: .signedOut
         case .refreshStarted: .refreshing
         case .signInStarted, .accountSwitch, .switchDuringRefresh: .signingIn
         }
@@ -51,7 +52,7 @@ public enum SessionTransitionID: String, Sendable, Hashable, CaseIterable, Codab
         case .refreshSucceeded: .refreshSucceeded
         case .refreshDeferred: .refreshFailedRetryable
         case .refreshRejected: .refreshRejected
-        case .signOut, .signOutDuringRefresh, .restoreSignOut: .signOut
+        case .signOut, .signOutDuringRefresh, .restoreSignOut, .signInCancelled: .signOut
         case .signInStarted: .signIn
         case .signInSucceeded: .signInSucceeded
         case .signInFailed: .signInFailed
@@ -63,7 +64,7 @@ public enum SessionTransitionID: String, Sendable, Hashable, CaseIterable, Codab
     public var generationEffect: GenerationEffect {
         switch self {
         case .restoreFailed, .refreshRejected, .signOut, .signOutDuringRefresh, .signInSucceeded, .accountSwitch,
-             .restoreSignOut, .switchDuringRefresh: .increment
+             .restoreSignOut, .switchDuringRefresh, .signInCancelled: .increment
         case .restoreValidated, .refreshStarted, .refreshSucceeded, .refreshDeferred, .signInStarted, .signInFailed: .keep
         }
     }
