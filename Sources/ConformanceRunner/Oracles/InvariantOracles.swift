@@ -51,8 +51,9 @@ struct StaleUnauthorizedRetriedWithLatestToken: Oracle {
                 return index.storageWrites.contains { $0.secure && $0.event < replied && $0.value.contains(issued) }
             }
             guard newer != nil else { continue }
+            // `cause` is optional in the protocol: a refresh that names no command may be this request's own.
             let ownRefresh = index.exchanges.first {
-                $0.isRefresh && $0.instance == refused.instance && $0.cause == cause && $0.event > replied
+                $0.isRefresh && $0.instance == refused.instance && ($0.cause == cause || $0.cause == nil) && $0.event > replied
             }
             let retry = index.exchanges.first {
                 $0.instance == refused.instance && $0.cause == cause && !$0.isAuthEndpoint && $0.event > replied

@@ -1,5 +1,6 @@
 import ConformanceProtocol
 import JSONCore
+import Synchronization
 
 /// A deliberately simple client of the session lifecycle for the runner's tests: a synchronous state machine
 /// that reacts to each runner message by emitting messages, names its effects e1, e2, ... and remembers what
@@ -46,6 +47,24 @@ final class FakeSessionClient: InProcessClient {
         case trustsStoredToken
         /// background-tokens-after-first-unlock: stores tokens `whenUnlocked` (while declaring background refresh).
         case storesWhenUnlocked
+        /// restore-reads-credentials-first: keeps the session in memory across launches (an adapter that never
+        /// really restarts its client) and validates it at launch without reading secure storage.
+        case keepsSessionAcrossLaunches
+        /// stale-401-retried-with-latest-token: a 401 for an access token already replaced starts a refresh.
+        case refreshesOnStale401
+        /// retries-wait-for-the-refresh: a 401 while a refresh is in flight re-sends the request at once, with the
+        /// current access token, instead of waiting for the refresh.
+        case retriesWithoutWaiting
+        /// ended-session-credentials-cleared: deletes nothing from secure storage when a session ends.
+        case keepsTokensAfterSessionEnds
+        /// sign-in-input-validated-first: sends the login request without validating the input.
+        case skipsInputValidation
+    }
+
+    /// What outlives one instance of the client: only `keepsSessionAcrossLaunches` uses it. Shared by every
+    /// client a launcher makes from one configuration.
+    final class Memory: Sendable {
+        let session = Mutex<Session?>(nil)
     }
 
     /// Ways to break the protocol itself, triggered by a `request` of the named resource.
@@ -64,13 +83,14 @@ final class FakeSessionClient: InProcessClient {
         var sabotage: Sabotage?
         /// The protocol version the client claims in its `hello`.
         var protocolVersion = adapterProtocolVersion
+        let memory = Memory()
     }
 
     static let implementation = ImplementationInfo(name: "FakeSessionClient", version: "1.0.0", language: "Swift",
                                                    platform: "test")
 
     /// The token pair of a session, as stored under the key "session".
-    struct Session: Equatable {
+    struct Session: Equatable, Sendable {
         var account: String
         var access: String
         var refresh: String
@@ -222,6 +242,9 @@ final class FakeSessionClient: InProcessClient {
         generation = 1
         emit(.transition(TransitionEvent(transition: nil, from: nil, to: "restoring", account: nil, generation: 1,
                                          reason: "launch")))
+        if defects.contains(.keepsSessionAcrossLaunches), let remembered = configuration.memory.session.withLock({ $0 }) {
+            return validate(remembered, for: command)
+        }
         readStoredSession(for: command)
     }
 
@@ -232,7 +255,7 @@ final class FakeSessionClient: InProcessClient {
     }
 
     private func signIn(_ command: String, email: String, password: String) {
-        guard Self.valid(email: email, password: password) else {
+        guard Self.valid(email: email, password: password) || defects.contains(.skipsInputValidation) else {
             finish(command, error: "invalidInput")
             return
         }
@@ -311,8 +334,12 @@ final class FakeSessionClient: InProcessClient {
         endSession(failingWaitersWith: "signedOut")
         if defects.contains(.usesTokenAfterSignOut) { lingeringAccess = previous.access }
         emit(.ui(UIEvent(kind: .signInPrompt)))
-        effect(.signOutDelete(command: command)) {
-            .storage(id: $0, operation: .delete, key: "session", value: nil, accessibility: nil)
+        if defects.contains(.keepsTokensAfterSessionEnds) {
+            finish(command)
+        } else {
+            effect(.signOutDelete(command: command)) {
+                .storage(id: $0, operation: .delete, key: "session", value: nil, accessibility: nil)
+            }
         }
         effect(.nothing) {
             .http(id: $0, cause: command, HTTPRequestMessage(
@@ -397,10 +424,7 @@ final class FakeSessionClient: InProcessClient {
                 move("restore-validated", to: "authenticated", account: stored.account, reason: "sessionValidated")
                 return finish(command)
             }
-            effect(.restoreValidate(command: command, stored)) {
-                .http(id: $0, cause: command, HTTPRequestMessage(
-                    method: "GET", path: "/me", headers: ["authorization": "Bearer \(stored.access)"]))
-            }
+            validate(stored, for: command)
         case .error(let info) where info.code == "locked":
             if defects.contains(.signsOutWhenLocked) { return restoreFailed(command, deleting: false) }
             // Stays restoring until the device is unlocked.
@@ -410,10 +434,18 @@ final class FakeSessionClient: InProcessClient {
         }
     }
 
+    private func validate(_ stored: Session, for command: String) {
+        effect(.restoreValidate(command: command, stored)) {
+            .http(id: $0, cause: command, HTTPRequestMessage(
+                method: "GET", path: "/me", headers: ["authorization": "Bearer \(stored.access)"]))
+        }
+    }
+
     private func restoreFailed(_ command: String, deleting: Bool) {
         generation += 1
         move("restore-failed", to: "signedOut", account: nil, reason: "restoreRejected")
         session = nil
+        remember(nil)
         if deleting {
             effect(.nothing) { .storage(id: $0, operation: .delete, key: "session", value: nil, accessibility: nil) }
         }
@@ -456,8 +488,13 @@ final class FakeSessionClient: InProcessClient {
         guard let session, state == "authenticated" || state == "refreshing" else {
             return finish(request.command, error: "signedOut")
         }
-        if state == "authenticated", request.token != session.access {
+        if state == "authenticated", request.token != session.access, !defects.contains(.refreshesOnStale401) {
             // Refused with a token already replaced: retry with the current one, no refresh.
+            request.sends += 1
+            request.token = session.access
+            return send(request)
+        }
+        if refreshInFlight, defects.contains(.retriesWithoutWaiting) {
             request.sends += 1
             request.token = session.access
             return send(request)
@@ -538,7 +575,9 @@ final class FakeSessionClient: InProcessClient {
         move("refresh-rejected", to: "signedOut", account: session?.account, reason: "invalidGrant")
         let failed = waiters.count
         endSession(failingWaitersWith: "sessionEnded")
-        effect(.nothing) { .storage(id: $0, operation: .delete, key: "session", value: nil, accessibility: nil) }
+        if !defects.contains(.keepsTokensAfterSessionEnds) {
+            effect(.nothing) { .storage(id: $0, operation: .delete, key: "session", value: nil, accessibility: nil) }
+        }
         let prompts = defects.contains(.promptPerFailedRequest) ? max(1, failed) : 1
         for _ in 0..<prompts { emit(.ui(UIEvent(kind: .signInPrompt))) }
     }
@@ -555,6 +594,7 @@ final class FakeSessionClient: InProcessClient {
     /// Forgets the session: tokens, the refresh in flight, and every waiting request.
     private func endSession(failingWaitersWith code: String) {
         session = nil
+        remember(nil)
         firstRefresh = nil
         refreshInFlight = false
         let failed = waiters
@@ -565,6 +605,11 @@ final class FakeSessionClient: InProcessClient {
     private func adopt(_ fresh: Session) {
         if session?.account != fresh.account || firstRefresh == nil { firstRefresh = fresh.refresh }
         session = fresh
+        remember(fresh)
+    }
+
+    private func remember(_ session: Session?) {
+        if defects.contains(.keepsSessionAcrossLaunches) { configuration.memory.session.withLock { $0 = session } }
     }
 
     // MARK: Persistence

@@ -1,0 +1,242 @@
+import ConformanceProtocol
+@testable import ConformanceRunner
+import Testing
+
+// One suite per oracle of Sources/ConformanceRunner/Oracles/InvariantOracles.swift: each shows the oracle silent
+// on the correct fake and failing the fake that carries the matching defect, charged to the oracle's requirement.
+
+@Suite("oracle: restore-reads-credentials-first")
+struct RestoreReadsCredentialsFirstTests {
+    static let yaml = Harness.caseFile("""
+      - id: relaunch-reads-the-stored-session
+        title: A relaunched client reads the stored session before it validates it
+        requirements: [RESTORE-EXPLICIT-STATE]
+        steps:
+          - launch: {}
+          - signIn: { account: alice }
+          - require: { state: authenticated }
+          - kill: {}
+          - launch: {}
+          - expect: { for: [RESTORE-EXPLICIT-STATE], state: authenticated, requests: [{ path: /me, count: 1 }] }
+
+    """)
+
+    @Test("a client that reads secure storage before validating the restored session raises no finding")
+    func readFirstPasses() throws {
+        try OracleCheck.passes(Self.yaml)
+    }
+
+    @Test("a client that validates a session it kept in memory across launches fails RESTORE-EXPLICIT-STATE")
+    func sessionKeptAcrossLaunchesFails() throws {
+        let (findings, outcome) = try OracleCheck.fails(Self.yaml, defect: .keepsSessionAcrossLaunches,
+                                                        oracle: "restore-reads-credentials-first",
+                                                        requirement: "RESTORE-EXPLICIT-STATE")
+        #expect(findings.count == 1, "\(Harness.describe(findings))")
+        let evidence = try #require(findings.first?.evidence)
+        #expect(evidence.count == 1)
+        let request = try #require(OracleCheck.request(evidence[0], in: outcome))
+        #expect(request.path == "/me")
+        #expect(OracleCheck.event(evidence[0], in: outcome)?.instance == 2)
+        #expect(findings.first?.message == "the process sent at#1 before it read secure storage: a restore reads the stored credentials first")
+    }
+}
+
+@Suite("oracle: stale-401-retried-with-latest-token")
+struct StaleUnauthorizedRetriedWithLatestTokenTests {
+    /// The slow request carries at#1 and is held while the fast one refreshes to at#2; it is then refused.
+    static let yaml = Harness.caseFile("""
+      - id: stale-401-retried-with-the-current-token
+        title: A request refused for a replaced access token is retried with the current one, without a refresh
+        requirements: [REFRESH-USE-LATEST-TOKEN]
+        steps:
+          - launch: {}
+          - signIn: { account: alice }
+          - require: { state: authenticated }
+          - hold: { path: /resources/slow }
+          - request: { resource: slow }
+          - fault: { path: /resources/fast, kind: expiredToken }
+          - request: { resource: fast }
+          - require: { results: { ok: 1 }, requests: [{ path: /auth/refresh, count: 1 }, { path: /resources/slow, count: 1 }] }
+          - fault: { path: /resources/slow, kind: expiredToken }
+          - release: { path: /resources/slow }
+          - expect: { for: [REFRESH-USE-LATEST-TOKEN], results: { ok: 1 }, requests: [{ path: /resources/slow, count: 1 }] }
+
+    """)
+
+    @Test("a client that retries a stale 401 with the stored newer token raises no finding")
+    func retriedWithLatestPasses() throws {
+        try OracleCheck.passes(Self.yaml)
+    }
+
+    @Test("a client that refreshes on a 401 for a replaced token fails REFRESH-USE-LATEST-TOKEN, citing the 401 and the refresh")
+    func refreshOnStale401Fails() throws {
+        let (findings, outcome) = try OracleCheck.fails(Self.yaml, defect: .refreshesOnStale401,
+                                                        oracle: "stale-401-retried-with-latest-token",
+                                                        requirement: "REFRESH-USE-LATEST-TOKEN")
+        #expect(findings.count == 1, "\(Harness.describe(findings))")
+        let evidence = try #require(findings.first?.evidence)
+        try #require(evidence.count == 2)
+        guard case .sent(.reply(_, .response(let refused)))? = OracleCheck.event(evidence[0], in: outcome)?.kind else {
+            Issue.record("evidence #\(evidence[0]) is not the reply that refused the stale request")
+            return
+        }
+        #expect(refused.status == 401)
+        #expect(OracleCheck.request(evidence[1], in: outcome)?.path == "/auth/refresh")
+        #expect(findings.first?.message.contains("replaced at#1") == true, "\(Harness.describe(findings))")
+    }
+}
+
+@Suite("oracle: retries-wait-for-the-refresh")
+struct RetriesWaitForTheRefreshTests {
+    /// The slow request carries at#1 and is held; the fast one refreshes to at#2; the inbox request is refused
+    /// for at#2 and its refresh is held; then the slow request is refused while that refresh is in flight. A
+    /// re-send with the refused token would also break request-retried-at-most-once: re-sent at once with the
+    /// current at#2, only the wait is missing.
+    static let yaml = Harness.caseFile("""
+      - id: refused-request-waits-for-the-refresh-in-flight
+        title: A request refused while a refresh is in flight is re-sent only once that refresh has settled
+        requirements: [REFRESH-SINGLE-FLIGHT]
+        steps:
+          - launch: {}
+          - signIn: { account: alice }
+          - require: { state: authenticated }
+          - hold: { path: /resources/slow }
+          - request: { resource: slow }
+          - fault: { path: /resources/fast, kind: expiredToken }
+          - request: { resource: fast }
+          - require: { results: { ok: 1 }, requests: [{ path: /auth/refresh, count: 1 }] }
+          - fault: { path: /resources/inbox, kind: expiredToken }
+          - hold: { path: /auth/refresh }
+          - request: { resource: inbox }
+          - fault: { path: /resources/slow, kind: expiredToken }
+          - release: { path: /resources/slow }
+          - require: { state: refreshing, requests: [{ path: /auth/refresh, count: 1 }] }
+          - release: { path: /auth/refresh }
+          - expect: { for: [REFRESH-SINGLE-FLIGHT], state: authenticated, results: { ok: 2 }, requests: [{ path: /auth/refresh, count: 0 }] }
+
+    """)
+
+    @Test("a client whose refused request waits for the refresh in flight raises no finding")
+    func waitingPasses() throws {
+        try OracleCheck.passes(Self.yaml)
+    }
+
+    @Test("a client that re-sends a refused request while the refresh is in flight fails REFRESH-SINGLE-FLIGHT")
+    func retryWithoutWaitingFails() throws {
+        let (findings, outcome) = try OracleCheck.fails(Self.yaml, defect: .retriesWithoutWaiting,
+                                                        oracle: "retries-wait-for-the-refresh",
+                                                        requirement: "REFRESH-SINGLE-FLIGHT")
+        #expect(findings.count == 1, "\(Harness.describe(findings))")
+        let evidence = try #require(findings.first?.evidence)
+        try #require(evidence.count == 3)
+        let refresh = try #require(OracleCheck.request(evidence[1], in: outcome))
+        #expect(refresh.path == "/auth/refresh")
+        #expect(refresh.body["refresh_token"]?.string.flatMap { outcome.vault.token($0)?.handle } == "rt#2")
+        let retry = try #require(OracleCheck.request(evidence[2], in: outcome))
+        #expect(retry.path == "/resources/slow")
+        guard case .sent(.reply(_, .response(let refused)))? = OracleCheck.event(evidence[0], in: outcome)?.kind else {
+            Issue.record("evidence #\(evidence[0]) is not the reply that refused the slow request")
+            return
+        }
+        #expect(refused.status == 401)
+        #expect(evidence[1] < evidence[0] && evidence[0] < evidence[2], "refresh started, request refused, re-sent: \(evidence)")
+    }
+}
+
+@Suite("oracle: ended-session-credentials-cleared")
+struct EndedSessionCredentialsClearedTests {
+    static let signOut = Harness.caseFile("""
+      - id: sign-out-clears-the-stored-session
+        title: After sign-out secure storage holds no token of the ended session
+        requirements: [SIGNOUT-BLOCK-AND-CLEAR]
+        steps:
+          - launch: {}
+          - signIn: { account: alice }
+          - require: { state: authenticated, tokensStored: true }
+          - signOut: {}
+          - expect: { for: [SIGNOUT-BLOCK-AND-CLEAR], state: signedOut, revoked: alice }
+
+    """)
+
+    static let rejectedRefresh = Harness.caseFile("""
+      - id: rejected-refresh-clears-the-stored-session
+        title: After the server rejects the refresh secure storage holds no token of the ended session
+        requirements: [REFRESH-REJECTION-ONE-TRANSITION]
+        steps:
+          - launch: {}
+          - signIn: { account: alice }
+          - require: { state: authenticated, tokensStored: true }
+          - fault: { path: /resources/*, kind: expiredToken }
+          - fault: { path: /auth/refresh, kind: invalidGrant }
+          - request: { resource: inbox }
+          - expect: { for: [REFRESH-REJECTION-ONE-TRANSITION], state: signedOut }
+
+    """)
+
+    @Test("a client that deletes the stored session at sign-out raises no finding")
+    func signOutClearsPasses() throws {
+        try OracleCheck.passes(Self.signOut)
+    }
+
+    @Test("a client that deletes the stored session when the refresh is rejected raises no finding")
+    func rejectionClearsPasses() throws {
+        try OracleCheck.passes(Self.rejectedRefresh)
+    }
+
+    @Test("a client that keeps its tokens stored after sign-out fails SIGNOUT-BLOCK-AND-CLEAR, citing the sign-out")
+    func tokensKeptAfterSignOutFail() throws {
+        let (findings, outcome) = try OracleCheck.fails(Self.signOut, defect: .keepsTokensAfterSessionEnds,
+                                                        oracle: "ended-session-credentials-cleared",
+                                                        requirement: "SIGNOUT-BLOCK-AND-CLEAR")
+        #expect(findings.map(\.requirements) == [["SIGNOUT-BLOCK-AND-CLEAR"]])
+        let evidence = try #require(findings.first?.evidence.first)
+        #expect(OracleCheck.transition(evidence, in: outcome)?.transition == "sign-out")
+        #expect(findings.first?.message == "the session ended at 'sign-out', yet secure storage still holds at#1")
+    }
+
+    @Test("a client that keeps its tokens stored after a rejected refresh fails REFRESH-REJECTION-ONE-TRANSITION only")
+    func tokensKeptAfterRejectionFail() throws {
+        let (findings, outcome) = try OracleCheck.fails(Self.rejectedRefresh, defect: .keepsTokensAfterSessionEnds,
+                                                        oracle: "ended-session-credentials-cleared",
+                                                        requirement: "REFRESH-REJECTION-ONE-TRANSITION")
+        #expect(findings.map(\.requirements) == [["REFRESH-REJECTION-ONE-TRANSITION"]])
+        let evidence = try #require(findings.first?.evidence.first)
+        #expect(OracleCheck.transition(evidence, in: outcome)?.transition == "refresh-rejected")
+    }
+}
+
+@Suite("oracle: sign-in-input-validated-first")
+struct SignInInputValidatedFirstTests {
+    static let yaml = Harness.caseFile("""
+      - id: malformed-sign-in-sends-nothing
+        title: A malformed email or a short password is refused before any request; valid input signs in
+        requirements: [SIGNIN-VALIDATE-INPUT]
+        steps:
+          - launch: {}
+          - require: { state: signedOut }
+          - signIn: { email: "not-an-email", password: "long enough secret" }
+          - signIn: { email: "alice@example.com", password: "short" }
+          - signIn: { account: alice }
+          - expect: { for: [SIGNIN-VALIDATE-INPUT], state: authenticated }
+
+    """)
+
+    @Test("a client that refuses malformed input locally raises no finding")
+    func validatedPasses() throws {
+        try OracleCheck.passes(Self.yaml)
+    }
+
+    @Test("a client that sends malformed input to the server fails SIGNIN-VALIDATE-INPUT, once per malformed sign-in")
+    func unvalidatedInputFails() throws {
+        let (findings, outcome) = try OracleCheck.fails(Self.yaml, defect: .skipsInputValidation,
+                                                        oracle: "sign-in-input-validated-first",
+                                                        requirement: "SIGNIN-VALIDATE-INPUT")
+        #expect(findings.count == 1, "\(Harness.describe(findings))")
+        let finding = try #require(findings.first)
+        #expect(finding.occurrences == 2, "the valid sign-in's login is not a finding")
+        #expect(finding.evidence.count == 2)
+        let bodies = finding.evidence.compactMap { OracleCheck.request($0, in: outcome) }
+        #expect(bodies.map(\.path) == ["/auth/login", "/auth/login"])
+        #expect(bodies.compactMap { $0.body["email"]?.string } == ["not-an-email", "alice@example.com"])
+    }
+}
