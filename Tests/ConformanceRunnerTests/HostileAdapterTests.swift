@@ -14,7 +14,7 @@ struct HostileAdapterTests {
             steps:
               - launch: {}
               - signIn: { account: alice }
-              - expect: { state: authenticated }
+              - expect: { for: [SIGNIN-PROMPT-ONCE], state: authenticated }
 
         """)
 
