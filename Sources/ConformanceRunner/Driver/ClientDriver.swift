@@ -1,6 +1,7 @@
 import ConformanceProtocol
 import JSONCore
 import SpecModel
+import SimulatedWorld
 
 /// Plays the world for one case: starts and kills the client, delivers commands, answers every effect
 /// (now, later, or never), moves the virtual clock, and records the trace. Single-threaded by design.
@@ -182,8 +183,8 @@ final class ClientDriver {
     /// would now.
     func release(_ path: String) throws(AdapterFailure) {
         world.release(path)
-        let released = held.filter { World.matches(pattern: path, path: $0.request.path) }
-        held.removeAll { World.matches(pattern: path, path: $0.request.path) }
+        let released = held.filter { world.matches(pattern: path, $0.request) }
+        held.removeAll { world.matches(pattern: path, $0.request) }
         for effect in released where connection != nil {
             try reply(effect.id, outcome: world.serve(effect.request))
         }
@@ -273,7 +274,7 @@ final class ClientDriver {
     private func answer(_ effect: AdapterMessage, batch: [AdapterMessage]) throws(AdapterFailure) -> Bool {
         switch effect {
         case .http(let id, _, let request):
-            if world.isHeld(request.path) {
+            if world.isHeld(request) {
                 held.append((id, request))
                 note("held \(request.method) \(request.path)")
                 return false
