@@ -17,6 +17,8 @@ final class ClientDriver {
     private var connection: (any AdapterConnection)?
     /// The world's HTTP on 127.0.0.1, when the running client asked for loopback HTTP.
     private var loopback: LoopbackBridge?
+    /// The port the case's first loopback server got; every later process of the case is served there.
+    private var loopbackPort: UInt16?
     private let seed: UInt64
 
     private(set) var hello: (implementation: ImplementationInfo, capabilities: [String])?
@@ -140,7 +142,12 @@ final class ClientDriver {
         }
         hello = (implementation, capabilities)
         if httpMode == .loopback {
-            loopback = try LoopbackBridge(timeout: (launcher as? ProcessAdapterLauncher)?.timeout ?? .seconds(10))
+            // One port for the whole case: a restarted process finds the server at the URL it had, so caches
+            // keyed by the token URL survive process death.
+            let process = launcher as? ProcessAdapterLauncher
+            let bridge = try LoopbackBridge(timeout: process?.timeout ?? .seconds(10), port: loopbackPort ?? process?.loopbackPort ?? 0)
+            loopbackPort = bridge.port
+            loopback = bridge
         }
         try send(.welcome(seed: seed, clock: world.deviceClock, httpBaseURL: loopback?.baseURL))
     }
