@@ -30,7 +30,7 @@ let package = Package(
         // Compliance reports: the report model, its writers (JSON, JUnit XML, Markdown, HTML, TAP), diff and merge.
         .target(
             name: "ConformanceReports",
-            dependencies: ["ConformanceRunner", "ConformanceProtocol", "SpecModel", "SpecYAML", "JSONCore"]
+            dependencies: ["ConformanceRunner", "ConformanceProtocol", "SpecModel", "SpecYAML", "JSONCore", "SimulatedWorld"]
         ),
         .executableTarget(name: "SessionConformanceCLI", dependencies: ["SessionConformanceCommands"]),
         // Adapter protocol v1: message types, JSON values, the JSON-lines framer.
@@ -44,7 +44,7 @@ let package = Package(
         // The runner: the simulated world, connections to the client, the trace, oracles and verdicts.
         .target(
             name: "ConformanceRunner",
-            dependencies: ["ConformanceProtocol", "AdapterProcess", "SpecModel", "JSONCore", "LoopbackHTTP"]
+            dependencies: ["ConformanceProtocol", "AdapterProcess", "SpecModel", "JSONCore", "LoopbackHTTP", "SimulatedWorld"]
 
         ),
         // The reference client: the session lifecycle with every outward effect injected.
@@ -58,8 +58,12 @@ let package = Package(
         .target(name: "KnownBadClients", dependencies: ["AdapterKit", "ConformanceProtocol", "JSONCore"]),
         // The known-bad variants by name: SessionKit with one defect each, and the 003 ports (docs/known-bad.md).
         .target(name: "Mutants", dependencies: ["KnownBadClients", "ReferenceAdapter", "SessionKit", "AdapterKit", "ConformanceProtocol"]),
-        // A deterministic world for SessionKit's tests and the runner: manual clock, scripted transport, memory storage.
-        .target(name: "SessionKitTesting", dependencies: ["SessionKit"]),
+        // The simulated servers, once for the runner and SessionKit's tests: token rules (RFC 6749, RFC 7009),
+        // resources (RFC 6750), seeded randomness.
+        .target(name: "SimulatedWorld", dependencies: ["ConformanceProtocol", "JSONCore"]),
+        // A deterministic world for SessionKit's tests: manual clock, scripted transport, memory storage, and
+        // the SimulatedWorld servers behind SessionKit's HTTP types.
+        .target(name: "SessionKitTesting", dependencies: ["SessionKit", "SimulatedWorld", "ConformanceProtocol", "JSONCore"]),
 
         // Test support: runs python3 for the tests that check files with python jsonschema.
         .target(name: "PythonRunner", path: "Tests/Support/PythonRunner"),
@@ -82,7 +86,8 @@ let package = Package(
         ),
         // The kill matrix: every known-bad variant fails exactly its documented requirements; the reference none.
         .testTarget(name: "MutantKillMatrixTests", dependencies: ["Mutants", "ConformanceRunner", "ConformanceProtocol", "SpecModel"]),
-        .testTarget(name: "ConformanceRunnerTests", dependencies: ["ConformanceRunner", "ConformanceProtocol", "SpecModel", "JSONCore"]),
+        .testTarget(name: "ConformanceRunnerTests", dependencies: ["ConformanceRunner", "ConformanceProtocol", "SpecModel", "JSONCore", "SimulatedWorld"]),
+        .testTarget(name: "SimulatedWorldTests", dependencies: ["SimulatedWorld", "ConformanceProtocol", "JSONCore"]),
         .testTarget(name: "LoopbackHTTPTests", dependencies: ["LoopbackHTTP"]),
         // Fixtures/ holds the JUnit XSD the JUnit writer is validated against (read from disk, not bundled).
         .testTarget(

@@ -23,9 +23,9 @@ public final class LoopbackHTTPServer: Sendable {
     private let shared: SharedState
     private let wakeWrite: Int32
 
-    /// Binds 127.0.0.1 at an ephemeral port and starts serving.
-    public init(limits: LoopbackLimits = LoopbackLimits()) throws(LoopbackServerError) {
-        let (listener, port) = try Socket.listenOnLoopback(backlog: 1024)
+    /// Binds 127.0.0.1 at `port` (0: an ephemeral port) and starts serving.
+    public init(port: UInt16 = 0, limits: LoopbackLimits = LoopbackLimits()) throws(LoopbackServerError) {
+        let (listener, port) = try Socket.listenOnLoopback(port: port, backlog: 1024)
         let wakeRead: Int32
         let wakeWrite: Int32
         do {

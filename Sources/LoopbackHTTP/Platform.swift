@@ -46,7 +46,7 @@ enum Socket {
     }
 
     /// A listening TCP socket on 127.0.0.1 at an ephemeral port: (descriptor, port).
-    static func listenOnLoopback(backlog: Int32) throws(LoopbackServerError) -> (Int32, UInt16) {
+    static func listenOnLoopback(port: UInt16 = 0, backlog: Int32) throws(LoopbackServerError) -> (Int32, UInt16) {
         #if canImport(Darwin)
         let fd = socket(AF_INET, SOCK_STREAM, 0)
         #else
@@ -57,7 +57,7 @@ enum Socket {
         setOption(fd, SOL_SOCKET, SO_REUSEADDR, 1)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
+        address.sin_port = port.bigEndian
         address.sin_addr = in_addr(s_addr: UInt32(0x7F00_0001).bigEndian)
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
@@ -65,7 +65,7 @@ enum Socket {
         guard bound == 0 else {
             let code = errno
             close(fd)
-            throw LoopbackServerError("bind 127.0.0.1: \(describe(code))")
+            throw LoopbackServerError("bind 127.0.0.1:\(port): \(describe(code))")
         }
         guard listen(fd, backlog) == 0 else {
             let code = errno

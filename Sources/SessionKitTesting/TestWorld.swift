@@ -8,18 +8,18 @@ public final class TestWorld: Sendable {
     public let seed: UInt64
     public let trace: WorldTrace
     public let clock: ManualClock
-    public let server: SimulatedAuthServer
+    public let server: WorldHTTPServer
     public let transport: ScriptedTransport
     public let secureStorage: InMemorySecureStorage
     public let preferences: InMemoryPreferences
     private let processCount = Locked(0)
 
     /// Creates a world; storage starts empty with the given lock state.
-    public init(seed: UInt64 = 1, server configuration: SimulatedAuthServer.Configuration = .init(), lockState: InMemorySecureStorage.LockState = .unlocked) {
+    public init(seed: UInt64 = 1, server configuration: WorldHTTPServer.Configuration = .init(), lockState: InMemorySecureStorage.LockState = .unlocked) {
         self.seed = seed
         let trace = WorldTrace()
         let clock = ManualClock()
-        let server = SimulatedAuthServer(clock: clock, seed: seed &+ 0x5EED, configuration: configuration)
+        let server = WorldHTTPServer(clock: clock, seed: seed &+ 0x5EED, configuration: configuration)
         self.trace = trace
         self.clock = clock
         self.server = server
@@ -36,7 +36,7 @@ public final class TestWorld: Sendable {
             secureStorage: secureStorage.view(for: process),
             preferences: preferences.view(for: process),
             clock: ProcessClock(clock: clock, trace: trace, process: process),
-            random: SeededRandom(seed: seed &+ UInt64(process.id) &* 0x9E37_79B9),
+            random: SeededRandomSource(seed: seed &+ UInt64(process.id) &* 0x9E37_79B9),
             log: sinks,
             ui: sinks,
             events: sinks

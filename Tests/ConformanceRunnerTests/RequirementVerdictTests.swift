@@ -1,6 +1,7 @@
 import ConformanceProtocol
 @testable import ConformanceRunner
 import Testing
+import SimulatedWorld
 
 @Suite("requirement verdicts")
 struct RequirementVerdictTests {

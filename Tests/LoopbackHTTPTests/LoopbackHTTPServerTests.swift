@@ -29,6 +29,26 @@ struct LoopbackHTTPServerTests {
         #expect(server.baseURL == "http://127.0.0.1:\(server.port)")
     }
 
+    @Test("a server started at the port of a stopped one, with a connection just served, serves at that port")
+    func sameNextPort() throws {
+        let first = try LoopbackHTTPServer()
+        let port = first.port
+        let client = try RawClient(port: port)
+        client.send("GET /me HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        let served = Self.requests(first, 1)
+        try #require(served.count == 1)
+        first.respond(to: served[0].exchange, with: Self.ok("{}"))
+        #expect(client.readResponse()?.status == 200)
+        first.stop()
+
+        let second = try LoopbackHTTPServer(port: port)
+        defer { second.stop() }
+        #expect(second.port == port)
+        let again = try RawClient(port: port)
+        again.send("GET /me HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        #expect(Self.requests(second, 1).count == 1)
+    }
+
     @Test("a request is handed over parsed and answered when the owner says so; keep-alive serves the next")
     func keepAlive() throws {
         let server = try LoopbackHTTPServer()

@@ -7,7 +7,7 @@ import Testing
 /// the session and retry with bounded exponential backoff and jitter from the injected clock and randomness.
 @Suite("Only explicit rejection signs out", .timeLimit(.minutes(1)))
 struct FailureClassTests {
-    static let retryable: [(SimulatedAuthServer.Fault, FailureClass)] = [
+    static let retryable: [(WorldHTTPServer.Fault, FailureClass)] = [
         (.status(503), .serverError),
         (.status(500), .serverError),
         (.status(429), .rateLimited),
@@ -18,7 +18,7 @@ struct FailureClassTests {
     ]
 
     @Test("Retryable failures keep the session and retry after a backoff", arguments: retryable)
-    func retryableKeepsSession(fault: SimulatedAuthServer.Fault, failureClass: FailureClass) async throws {
+    func retryableKeepsSession(fault: WorldHTTPServer.Fault, failureClass: FailureClass) async throws {
         let world = TestWorld.standard(server: .init(refreshReuseInterval: .seconds(60)))
         let process = try await world.signedInProcess()
         world.server.expireAccessTokens()
@@ -89,8 +89,8 @@ struct FailureClassTests {
         #expect(a1 != b)
     }
 
-    @Test("An explicit rejection signs out", arguments: [(SimulatedAuthServer.Fault.invalidGrant, FailureClass.invalidGrant), (.sessionRevoked, .sessionRevoked)])
-    func rejectionSignsOut(fault: SimulatedAuthServer.Fault, failureClass: FailureClass) async throws {
+    @Test("An explicit rejection signs out", arguments: [(WorldHTTPServer.Fault.invalidGrant, FailureClass.invalidGrant), (.sessionRevoked, .sessionRevoked)])
+    func rejectionSignsOut(fault: WorldHTTPServer.Fault, failureClass: FailureClass) async throws {
         let world = TestWorld.standard()
         let process = try await world.signedInProcess()
         world.server.expireAccessTokens()

@@ -20,7 +20,7 @@ extension TestWorld {
     /// A world whose server knows Alice and Bob, each with `inbox`, `news` and `secrets`.
     static func standard(
         seed: UInt64 = 1,
-        server: SimulatedAuthServer.Configuration = .init(),
+        server: WorldHTTPServer.Configuration = .init(),
         lockState: InMemorySecureStorage.LockState = .unlocked
     ) -> TestWorld {
         let world = TestWorld(seed: seed, server: server, lockState: lockState)
@@ -46,7 +46,7 @@ extension TestWorld {
         secureStorage.items[Fixture.recordKey].flatMap { StoredRecord(data: $0.data) }
     }
 
-    func tokens(_ kind: SimulatedAuthServer.TokenKind, of account: AccountID = Fixture.alice.id) -> [String] {
+    func tokens(_ kind: WorldHTTPServer.TokenKind, of account: AccountID = Fixture.alice.id) -> [String] {
         server.issuedTokens.filter { $0.kind == kind && $0.account == account }.map(\.value)
     }
 

@@ -3,6 +3,7 @@ import ConformanceRunner
 import Foundation
 import JSONCore
 import SpecModel
+import SimulatedWorld
 
 /// What a report says besides the run's result: which suite and spec, when, how it was run, and which
 /// failures were expected.

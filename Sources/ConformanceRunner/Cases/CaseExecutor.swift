@@ -1,5 +1,6 @@
 import ConformanceProtocol
 import SpecModel
+import SimulatedWorld
 
 /// Plays one acceptance case against a fresh client and world, then runs every oracle over its trace.
 struct CaseExecutor {

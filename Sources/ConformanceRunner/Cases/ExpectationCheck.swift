@@ -1,5 +1,6 @@
 import ConformanceProtocol
 import SpecModel
+import SimulatedWorld
 
 /// Evaluates an `expect` or `require` step against its window: what happened since the previous check group.
 struct ExpectationCheck {
@@ -50,7 +51,7 @@ struct ExpectationCheck {
             }
         }
         for request in expectation.requests {
-            let matching = index.exchanges.filter { recent($0.event) && World.matches(pattern: request.path, path: $0.request.path) }
+            let matching = index.exchanges.filter { recent($0.event) && driver.world.matches(pattern: request.path, $0.request) }
             if let count = request.count, matching.count != count {
                 problems.append(("expected \(count) requests to \(request.path), got \(matching.count)", matching.map(\.event)))
             }

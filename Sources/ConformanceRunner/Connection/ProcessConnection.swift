@@ -99,10 +99,13 @@ final class ProcessConnection: AdapterConnection {
 public struct ProcessAdapterLauncher: AdapterLauncher {
     public let commandLine: String
     public let timeout: Duration
+    /// The loopback HTTP port to serve at (`--loopback-port`); nil picks a free port once per case.
+    public let loopbackPort: UInt16?
 
-    public init(commandLine: String, timeout: Duration) {
+    public init(commandLine: String, timeout: Duration, loopbackPort: UInt16? = nil) {
         self.commandLine = commandLine
         self.timeout = timeout
+        self.loopbackPort = loopbackPort
     }
 
     public var description: String { commandLine }

@@ -1,6 +1,7 @@
 import ConformanceProtocol
 import JSONCore
 import SpecModel
+import SimulatedWorld
 
 /// Plays the world for one case: starts and kills the client, delivers commands, answers every effect
 /// (now, later, or never), moves the virtual clock, and records the trace. Single-threaded by design.
@@ -16,6 +17,8 @@ final class ClientDriver {
     private var connection: (any AdapterConnection)?
     /// The world's HTTP on 127.0.0.1, when the running client asked for loopback HTTP.
     private var loopback: LoopbackBridge?
+    /// The port the case's first loopback server got; every later process of the case is served there.
+    private var loopbackPort: UInt16?
     private let seed: UInt64
 
     private(set) var hello: (implementation: ImplementationInfo, capabilities: [String])?
@@ -139,7 +142,12 @@ final class ClientDriver {
         }
         hello = (implementation, capabilities)
         if httpMode == .loopback {
-            loopback = try LoopbackBridge(timeout: (launcher as? ProcessAdapterLauncher)?.timeout ?? .seconds(10))
+            // One port for the whole case: a restarted process finds the server at the URL it had, so caches
+            // keyed by the token URL survive process death.
+            let process = launcher as? ProcessAdapterLauncher
+            let bridge = try LoopbackBridge(timeout: process?.timeout ?? .seconds(10), port: loopbackPort ?? process?.loopbackPort ?? 0)
+            loopbackPort = bridge.port
+            loopback = bridge
         }
         try send(.welcome(seed: seed, clock: world.deviceClock, httpBaseURL: loopback?.baseURL))
     }
@@ -182,8 +190,8 @@ final class ClientDriver {
     /// would now.
     func release(_ path: String) throws(AdapterFailure) {
         world.release(path)
-        let released = held.filter { World.matches(pattern: path, path: $0.request.path) }
-        held.removeAll { World.matches(pattern: path, path: $0.request.path) }
+        let released = held.filter { world.matches(pattern: path, $0.request) }
+        held.removeAll { world.matches(pattern: path, $0.request) }
         for effect in released where connection != nil {
             try reply(effect.id, outcome: world.serve(effect.request))
         }
@@ -273,7 +281,7 @@ final class ClientDriver {
     private func answer(_ effect: AdapterMessage, batch: [AdapterMessage]) throws(AdapterFailure) -> Bool {
         switch effect {
         case .http(let id, _, let request):
-            if world.isHeld(request.path) {
+            if world.isHeld(request) {
                 held.append((id, request))
                 note("held \(request.method) \(request.path)")
                 return false

@@ -33,9 +33,10 @@ final class LoopbackBridge {
     private var exchanges: [String: Int] = [:]
     private var counter = 0
 
-    init(timeout: Duration) throws(AdapterFailure) {
+    /// Serves at `port`, or at an ephemeral port when it is 0.
+    init(timeout: Duration, port: UInt16 = 0) throws(AdapterFailure) {
         do {
-            server = try LoopbackHTTPServer()
+            server = try LoopbackHTTPServer(port: port)
         } catch {
             throw AdapterFailure(.crashed, "the runner could not start its loopback HTTP server: \(error)")
         }
@@ -43,6 +44,7 @@ final class LoopbackBridge {
     }
 
     var baseURL: String { server.baseURL }
+    var port: UInt16 { server.port }
 
     /// Responses and resets sent so far, for the `httpAnswered` of the next barrier.
     var answered: Int { server.answeredCount }

@@ -1,4 +1,5 @@
 import ConformanceProtocol
+import SimulatedWorld
 
 /// What a screen shows is the current account's, fetched in the current session: never another account's
 /// data, never private data while restoring or signed out.

@@ -1,5 +1,6 @@
 import ConformanceProtocol
 import SpecModel
+import SimulatedWorld
 
 /// What an oracle reads: the indexed trace, the world as it ended (token vault, content owners),
 /// the state machine, and what the adapter declared.
@@ -66,10 +67,17 @@ public enum Oracles {
 }
 
 extension TraceIndex.Exchange {
-    var isRefresh: Bool { request.path == "/auth/refresh" }
-    var isLogin: Bool { request.path == "/auth/login" }
-    var isAuthEndpoint: Bool { request.path.hasPrefix("/auth/") }
-    var presentedRefreshToken: String? { request.body["refresh_token"]?.string }
+    /// The endpoint the request addresses, in either dialect (`WorldEndpoints`): a refresh is a refresh
+    /// whether it went to `/auth/refresh` or as `grant_type=refresh_token` to `/oauth/token`.
+    var endpoint: LogicalEndpoint? { WorldEndpoints.standard.logical(request) }
+    var isRefresh: Bool { endpoint == .refresh }
+    var isLogin: Bool { endpoint == .login }
+    var isAuthEndpoint: Bool {
+        request.path.hasPrefix("/auth/") || request.path.hasPrefix("/oauth/") || [.login, .refresh, .revoke].contains(endpoint)
+    }
+    var presentedRefreshToken: String? {
+        (try? RequestParameters.parse(request).get())?["refresh_token"] ?? request.body["refresh_token"]?.string
+    }
     var issuedAccessToken: String? { responseBody.flatMap { $0.status == 200 ? $0.body["access_token"]?.string : nil } }
     var issuedRefreshToken: String? { responseBody.flatMap { $0.status == 200 ? $0.body["refresh_token"]?.string : nil } }
 }

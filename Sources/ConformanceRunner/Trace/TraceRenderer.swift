@@ -1,4 +1,5 @@
 import ConformanceProtocol
+import SimulatedWorld
 
 /// Renders trace events as one line each, with every token value replaced by its handle (`at#2`).
 public struct TraceRenderer: Sendable {

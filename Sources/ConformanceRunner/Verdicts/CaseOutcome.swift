@@ -1,4 +1,5 @@
 import ConformanceProtocol
+import SimulatedWorld
 
 /// How one case ended.
 public enum CaseStatus: String, Sendable, Hashable, CaseIterable {

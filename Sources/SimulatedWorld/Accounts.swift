@@ -1,5 +1,12 @@
 /// The people of the simulated world. Case steps name them by `name`.
 public struct WorldAccount: Sendable, Hashable {
+    public init(name: String, email: String, password: String, id: String) {
+        self.name = name
+        self.email = email
+        self.password = password
+        self.id = id
+    }
+
     public let name: String
     public let email: String
     public let password: String

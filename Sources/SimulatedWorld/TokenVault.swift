@@ -12,14 +12,14 @@ public struct IssuedToken: Sendable, Hashable {
     public let family: Int
     /// Server time of issue, and of expiry for access tokens.
     public let issuedAt: Double
-    public let expiresAt: Double?
+    public internal(set) var expiresAt: Double?
 
     public var handle: String { "\(kind.rawValue)#\(number)" }
 }
 
 public struct TokenVault: Sendable {
     private var random: SeededRandom
-    private(set) var tokens: [IssuedToken] = []
+    public private(set) var tokens: [IssuedToken] = []
     private var byValue: [String: Int] = [:]
     private var counters: [IssuedToken.Kind: Int] = [:]
     /// Every run of `fragmentLength` bytes of every token (tokens are ASCII), packed into one integer, to
@@ -30,7 +30,7 @@ public struct TokenVault: Sendable {
     /// (Eight: one `UInt64` holds the window `leaked(in:)` rolls over a text.)
     public static let fragmentLength = 8
 
-    init(seed: UInt64) { random = SeededRandom(seed: seed) }
+    public init(seed: UInt64) { random = SeededRandom(seed: seed) }
 
     mutating func issue(_ kind: IssuedToken.Kind, account: String, family: Int, at time: Double, lifetime: Double?) -> IssuedToken {
         counters[kind, default: 0] += 1
@@ -46,6 +46,13 @@ public struct TokenVault: Sendable {
         }
         tokens.append(token)
         return token
+    }
+
+    /// Every access token issued so far expires at `time` at the latest.
+    mutating func expireAccessTokens(at time: Double) {
+        for index in tokens.indices where tokens[index].kind == .access {
+            tokens[index].expiresAt = min(tokens[index].expiresAt ?? time, time)
+        }
     }
 
     public func token(_ value: String) -> IssuedToken? {
