@@ -70,7 +70,8 @@ let package = Package(
             dependencies: ["SpecModel", "SpecYAML", "PythonRunner"],
             resources: [.copy("Fixtures")]
         ),
-        .testTarget(name: "SessionConformanceCommandsTests", dependencies: ["SessionConformanceCommands"]),
+        .testTarget(name: "SessionConformanceCommandsTests",
+                    dependencies: ["SessionConformanceCommands", "ConformanceRunner", "ConformanceReports"]),
         .testTarget(name: "SessionKitTests", dependencies: ["SessionKit", "SessionKitTesting"]),
         .testTarget(name: "ConformanceProtocolTests", dependencies: ["ConformanceProtocol", "PythonRunner"]),
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),

@@ -31,7 +31,7 @@ public struct RunResult: Sendable {
 public struct RunOptions: Sendable {
     public var seed: UInt64 = 1
     public var jobs = 1
-    /// Case IDs to run; all when empty. A trailing `*` matches a prefix.
+    /// Case IDs to run; all when empty. `*` matches any run of characters, anywhere (`*refresh*`).
     public var filters: [String] = []
     /// When set, only the cases with these IDs run, of those the filters select (a shard of the suite).
     public var only: Set<String>?
@@ -56,7 +56,7 @@ public struct SuiteRunner: Sendable {
 
     public func selectedCases(_ options: RunOptions) -> [AcceptanceCase] {
         let filtered = options.filters.isEmpty ? bundle.cases : bundle.cases.filter { candidate in
-            options.filters.contains { World.matches(pattern: $0, path: candidate.id) }
+            options.filters.contains { CaseSelection.matches(pattern: $0, id: candidate.id) }
         }
         guard let only = options.only else { return filtered }
         return filtered.filter { only.contains($0.id) }

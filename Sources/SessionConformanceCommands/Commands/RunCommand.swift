@@ -8,7 +8,7 @@ import SpecModel
 enum RunCommand: Command {
     static let name = "run"
     static let summary = "Run the acceptance cases against a client and report per requirement."
-    static let usage = "session-conformance run [--adapter COMMAND] [--connection in-process|process] [--case ID]... [--filter PATTERN]... [--seed N] [--timeout SECONDS] [--jobs N] [--report FORMAT[=PATH]]... [--expected-failures FILE] [--shard I/N]"
+    static let usage = "session-conformance run [--adapter COMMAND] [--connection in-process|process] [--case ID]... [--filter PATTERN]... [--requirement ID]... [--rerun-failed REPORT.json] [--seed N] [--timeout SECONDS] [--jobs N] [--report FORMAT[=PATH]]... [--expected-failures FILE] [--shard I/N]"
     static let discussion = """
         Without --adapter, the built-in reference implementation (SessionKit) is certified, in-process by
         default or as its own process with --connection process. --adapter runs an external client: the
@@ -41,6 +41,16 @@ enum RunCommand: Command {
         A case's trace is kept whole in reports up to --trace-limit events (default 1000; 0: no limit); a
         longer one keeps its first and last 500 events and every event near the evidence.
 
+        Selecting cases: --case ID and --filter PATTERN ('*' matches any run of characters, anywhere:
+        '*refresh*'), --requirement ID (the cases that name it; 'session-conformance list requirements' shows
+        which), and --rerun-failed REPORT.json (the cases that failed, errored or were inconclusive in that
+        JSON report). Selectors of different kinds narrow each other. A selected run lists only the
+        requirements its cases cover and certifies nothing ('incomplete').
+
+        Progress goes to stderr: a live line on a terminal, one line per case otherwise (status and wall
+        time). Colours only on a terminal, and never when NO_COLOR is set. Paths inside the working directory
+        are written relative to it in reproduce lines and reports.
+
         --shard I/N runs the I-th of N parts of the cases (deterministic: by a hash of each case ID), for
         CI matrices; 'session-conformance merge' joins the shards' JSON reports into the whole run's. A shard
         certifies nothing on its own and does not fail for requirements that other shards cover.
@@ -51,7 +61,10 @@ enum RunCommand: Command {
                    help: "For the reference: in-process (default) or process."),
         OptionSpec(name: "case", kind: .value(placeholder: "ID"), help: "Run only this case (repeatable)."),
         OptionSpec(name: "filter", kind: .value(placeholder: "PATTERN"),
-                   help: "Run only cases whose id matches; a trailing * matches a prefix (repeatable)."),
+                   help: "Run only cases whose id matches; * matches anything, anywhere (repeatable)."),
+        OptionSpec(name: "requirement", kind: .value(placeholder: "ID"), help: "Run only the cases that name this requirement (repeatable)."),
+        OptionSpec(name: "rerun-failed", kind: .value(placeholder: "REPORT.json"),
+                   help: "Run only the cases that failed, errored or were inconclusive in this JSON report."),
         OptionSpec(name: "seed", kind: .value(placeholder: "N"), help: "The world's seed (default 1)."),
         OptionSpec(name: "timeout", kind: .value(placeholder: "SECONDS"),
                    help: "How long one step may take, however much the adapter sends, before the case errors (default 10)."),
@@ -94,11 +107,9 @@ enum RunCommand: Command {
             return .specOrUsageError
         }
         let launcher = try given ?? makeLauncher(arguments, timeout: timeout)
-        let options = RunOptions(seed: seed, jobs: jobs, filters: (arguments.values["case"] ?? []) + (arguments.values["filter"] ?? []))
+        guard let filters = try selection(arguments, bundle: lint.bundle, console: console) else { return .success }
+        let options = RunOptions(seed: seed, jobs: jobs, filters: filters)
         let runner = SuiteRunner(bundle: lint.bundle, launcher: launcher)
-        if !options.filters.isEmpty && runner.selectedCases(options).isEmpty {
-            throw UsageError("no case matches \(options.filters.map { "'\($0)'" }.joined(separator: ", "))")
-        }
         let requests = try reportRequests(arguments)
         let shard = try arguments.value("shard").map { text in
             guard let shard = Shard(text) else {
@@ -122,18 +133,17 @@ enum RunCommand: Command {
                                      traceLimit: traceLimit)
         let signals = RunSignals.start(console: console)
         defer { signals.stop() }
-        let showProgress = console.isTerminal
+        let progress = ProgressLines(console: console)
         let report: ComplianceReport
         do {
-            report = try reporting.execute { done, total, outcome in
-                if showProgress { console.err("\r\u{1B}[K[\(done)/\(total)] \(outcome.status.rawValue) \(outcome.caseID)") }
-            }.report
+            report = try reporting.execute { done, total, outcome in progress.caseEnded(done, total, outcome) }.report
         } catch {
             console.err("run: \(error)\n")
             return .specOrUsageError
         }
-        if showProgress { console.err("\r\u{1B}[K") }
-        console.out(TextSummaryWriter.render(report, verbose: arguments.flags.contains("verbose")))
+        progress.finish()
+        let summary = TextSummaryWriter.render(report, verbose: arguments.flags.contains("verbose"))
+        console.out(console.colors ? ConsoleStyle.colorize(summary) : summary)
         let failedWrite = try writeReports(report, requests, console: console)
         if let interrupted = signals.exitCode {
             console.err("run: stopped by a signal after \(report.cases.count) cases; the run is incomplete\n")
@@ -150,8 +160,8 @@ enum RunCommand: Command {
         }
         if let connection = arguments.value("connection"), connection != "in-process" { command += " --connection \(connection)" }
         if let timeout = arguments.value("timeout") { command += " --timeout \(timeout)" }
-        if let root = arguments.value("spec-root"), root != "Specs" { command += " --spec-root '\(root)'" }
-        return command
+        if let root = arguments.value("spec-root").map({ WorkingDirectory.relative($0) }), root != "Specs" { command += " --spec-root '\(root)'" }
+        return WorkingDirectory.relativizing(command)
     }
 
     static func reportRequests(_ arguments: ParsedArguments) throws -> [ReportRequest] {
