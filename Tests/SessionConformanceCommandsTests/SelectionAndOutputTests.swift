@@ -172,3 +172,27 @@ struct RunOutputTests {
         #expect(console.stdout.contains("--list "))
     }
 }
+
+@Suite("Reusing an adapter process through reset")
+struct ResetTests {
+    @Test("the Python example gives the same report with one process per case and with reset")
+    func sameVerdicts() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reset-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let adapter = "python3 " + Paths.root.appendingPathComponent("Examples/adapters/python/adapter.py").path
+        var reports: [ComplianceReport] = []
+        for extra in [["--no-reset"], []] {
+            let file = directory.appendingPathComponent("r\(reports.count).json").path
+            let arguments = ["run", "--spec-root", Paths.specs, "--adapter", adapter, "--report", "json=\(file)"] + extra
+            let code = SessionConformance.main(arguments: arguments, console: BufferConsole())
+            #expect(code == .success)
+            var report = try JSONReportWriter.read(path: file).removingWallClock()
+            report.run.command = ""
+            reports.append(report)
+        }
+        #expect(reports[1].adapter.capabilities.contains("reset"))
+        #expect(reports[0].requirements == reports[1].requirements)
+        #expect(reports[0].cases.map(\.status) == reports[1].cases.map(\.status))
+    }
+}

@@ -71,6 +71,7 @@ public struct SuiteRunner: Sendable {
                              startupFailure: AdapterFailure(.notRunning, "the spec has no requirements or no state machine"))
         }
         let probe: (ImplementationInfo, [String], [String])
+        defer { launcher.stopIdle() }
         do {
             probe = try Self.probe(launcher)
         } catch {
@@ -109,7 +110,8 @@ public struct SuiteRunner: Sendable {
     /// Starts the client once to read its identity and capabilities.
     static func probe(_ launcher: any AdapterLauncher) throws(AdapterFailure) -> (ImplementationInfo, [String], [String]) {
         let connection = try launcher.launch()
-        defer { connection.kill() }
+        // Released, not killed: an adapter that declared `reset` serves the first case.
+        defer { connection.release() }
         let message = try connection.receive()
         guard case .hello(let version, let implementation, let capabilities, let offlineResources, _) = message else {
             throw AdapterFailure(.protocolViolation, "the adapter's first message was not 'hello'",

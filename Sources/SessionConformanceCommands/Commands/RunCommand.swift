@@ -15,7 +15,9 @@ enum RunCommand: Command {
         command line of its adapter, which speaks protocol v1 on stdin/stdout (docs/adapter-protocol.md).
         The runner plays the whole world: servers, storage, clock, network and process death. The same seed
         and adapter give the same trace. A crash, a hang past --timeout, or broken protocol makes the case
-        an 'error' verdict with the adapter's stderr tail; the run goes on.
+        an 'error' verdict with the adapter's stderr tail; the run goes on. An adapter that declares 'reset'
+        keeps one process across cases (reset between them); every kill still ends its process, and the
+        relaunch starts a new one. --no-reset starts a process per case anyway.
 
         Reports: --report FORMAT[=PATH], repeatable, writes the run's compliance report as json, junit,
         markdown, html or tap (default path session-conformance-report.FORMAT, .junit.xml and .md for junit
@@ -57,6 +59,8 @@ enum RunCommand: Command {
         """
     static let options = [
         OptionSpec(name: "adapter", kind: .value(placeholder: "COMMAND"), help: "The adapter's command line (run with /bin/sh -c)."),
+        OptionSpec(name: "no-reset", kind: .flag,
+                   help: "Start a new adapter process for every case even when the adapter declares 'reset'."),
         OptionSpec(name: "connection", kind: .value(placeholder: "KIND"),
                    help: "For the reference: in-process (default) or process."),
         OptionSpec(name: "case", kind: .value(placeholder: "ID"), help: "Run only this case (repeatable)."),
@@ -191,7 +195,7 @@ enum RunCommand: Command {
             if arguments.value("connection") != nil {
                 throw UsageError("--connection applies to the built-in reference only", hint: "drop it when you pass --adapter")
             }
-            return ProcessAdapterLauncher(commandLine: command, timeout: .seconds(timeout))
+            return ProcessAdapterLauncher(commandLine: command, timeout: .seconds(timeout), reuse: !arguments.flags.contains("no-reset"))
         }
         switch arguments.value("connection") ?? "in-process" {
         case "in-process":
