@@ -8,6 +8,9 @@ let package = Package(
         .executable(name: "session-conformance-reference-adapter", targets: ["ReferenceAdapterCLI"]),
         .library(name: "SpecModel", targets: ["SpecModel"]),
         .library(name: "SessionKit", targets: ["SessionKit"]),
+        // For Swift adapters in their own package: host a client behind protocol v1 (docs/porting-guide.md).
+        .library(name: "AdapterKit", targets: ["AdapterKit"]),
+        .library(name: "ConformanceProtocol", targets: ["ConformanceProtocol"]),
     ],
     targets: [
         // libyaml, found through pkg-config; imported internally by SpecYAML only.
@@ -74,7 +77,8 @@ let package = Package(
             dependencies: ["SpecModel", "SpecYAML", "PythonRunner"],
             resources: [.copy("Fixtures")]
         ),
-        .testTarget(name: "SessionConformanceCommandsTests", dependencies: ["SessionConformanceCommands"]),
+        .testTarget(name: "SessionConformanceCommandsTests",
+                    dependencies: ["SessionConformanceCommands", "ConformanceRunner", "ConformanceReports"]),
         .testTarget(name: "SessionKitTests", dependencies: ["SessionKit", "SessionKitTesting"]),
         .testTarget(name: "ConformanceProtocolTests", dependencies: ["ConformanceProtocol", "PythonRunner"]),
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),

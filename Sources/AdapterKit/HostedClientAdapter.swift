@@ -33,7 +33,7 @@ public final class HostedClientAdapter<Client: HostedClient>: InProcessClient, @
             bridge.deliver(id, body)
         case .clock(let reading):
             bridge.setClock(reading)
-        case .barrier, .error:
+        case .barrier, .error, .reset:
             break
         }
         executor.drain()

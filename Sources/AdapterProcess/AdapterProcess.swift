@@ -182,6 +182,15 @@ public final class AdapterProcess: Sendable {
         channel.lock.withLock { channel.stderr.text }
     }
 
+    /// What the adapter wrote to stderr after `mark` (a `stderrByteCount` read earlier), as far as it is kept.
+    public func stderr(since mark: Int) -> String {
+        channel.lock.withLock {
+            let kept = channel.stderr.bytes
+            let dropped = channel.stderr.totalByteCount - kept.count
+            return String(decoding: kept.dropFirst(max(0, mark - dropped)), as: UTF8.self)
+        }
+    }
+
     /// How many bytes the adapter has written to stderr in all, kept or dropped.
     public var stderrByteCount: Int {
         channel.lock.withLock { channel.stderr.totalByteCount }

@@ -195,6 +195,7 @@ private enum ProtocolSamples {
             fromRunner("clock with fractions", .clock(ClockReading(wall: 1_767_225_660.125, monotonic: 60.5))),
             fromRunner("barrier", .barrier(id: "b4")),
             fromRunner("barrier in loopback mode", .barrier(id: "b5", httpAnswered: 17)),
+            fromRunner("reset between cases", .reset),
         ]
         return samples
     }()

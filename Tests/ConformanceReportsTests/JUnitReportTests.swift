@@ -30,6 +30,21 @@ struct JUnitReportTests {
         }
     }
 
+    @Test("a failed SHOULD is a JUnit failure of type warning with its evidence, so CI views show it")
+    func warningIsAFailure() throws {
+        var report = Runs.shared.defective
+        let index = try #require(report.requirements.firstIndex { $0.status == .fail && !$0.evidence.isEmpty })
+        report.requirements[index].level = "SHOULD"
+        report.requirements[index].status = .warn
+        let requirement = report.requirements[index]
+        let xml = JUnitReportWriter.render(report)
+        let start = try #require(xml.range(of: "name=\"\(requirement.id): "))
+        let testcase = xml[start.lowerBound...].components(separatedBy: "</testcase>")[0]
+        #expect(testcase.contains("type=\"warning\""), "\(testcase)")
+        #expect(testcase.contains("message=\"warning: SHOULD requirement not met (does not fail certification): "))
+        #expect(testcase.contains(requirement.evidence[0].caseID))
+    }
+
     @Test("the XSD check rejects a broken document, so it can fail")
     func xsdRejects() throws {
         let result = try JUnitSchema.validate(#"<?xml version="1.0"?><testsuites><testsuite name="x"><testcase/></testsuite></testsuites>"#)

@@ -6,10 +6,16 @@ import Testing
 /// Collects what a command prints.
 final class BufferConsole: Console {
     private let buffers = Mutex<(out: String, err: String)>(("", ""))
+    let isTerminal: Bool
+    let colors: Bool
+
+    init(isTerminal: Bool = false, colors: Bool = false) {
+        self.isTerminal = isTerminal
+        self.colors = colors
+    }
 
     func out(_ text: String) { buffers.withLock { $0.out += text } }
     func err(_ text: String) { buffers.withLock { $0.err += text } }
-    var isTerminal: Bool { false }
 
     var stdout: String { buffers.withLock { $0.out } }
     var stderr: String { buffers.withLock { $0.err } }

@@ -286,16 +286,41 @@ class Host:
             if not self.loop._ready:  # noqa: SLF001
                 return
 
-    def run(self):
+    def send_hello(self):
+        # `reset`: this host can drop every in-memory state and start over in the same process, so the runner
+        # keeps one interpreter across cases instead of starting one per case (docs/adapter-protocol.md).
         hello = {"type": "hello", "protocol": PROTOCOL_VERSION, "implementation": IMPLEMENTATION,
-                 "capabilities": CAPABILITIES, "offlinePolicy": {"cachedResources": OFFLINE_RESOURCES}}
+                 "capabilities": CAPABILITIES + ["reset"], "offlinePolicy": {"cachedResources": OFFLINE_RESOURCES}}
         if self.loopback:
             hello["http"] = "loopback"
         self.send(hello)
-        for line in sys.stdin:
-            if line.strip():
-                self.handle(json.loads(line))
+
+    def close(self):
+        """Ends this host's tasks: the client's state goes with them. Threads of unfinished loopback requests
+        still hold this host, not the next one, so their late outcomes reach nobody."""
+        for task in asyncio.all_tasks(self.loop):
+            task.cancel()
+        self.loop.run_until_complete(asyncio.sleep(0))
+        self.loop.close()
+
+
+def main():
+    loopback = sys.argv[1:] == ["--http", "loopback"]
+    host = Host(loopback=loopback)
+    host.send_hello()
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        message = json.loads(line)
+        if message.get("type") == "reset":
+            # A fresh host, as a fresh process would have: no client, no effects, no tasks. Storage lives in
+            # the runner's world, so there is nothing else to drop.
+            host.close()
+            host = Host(loopback=loopback)
+            host.send_hello()
+        else:
+            host.handle(message)
 
 
 if __name__ == "__main__":
-    Host(loopback=sys.argv[1:] == ["--http", "loopback"]).run()
+    main()

@@ -25,6 +25,10 @@ public enum RunnerMessage: Sendable, Hashable {
     /// In loopback mode `httpAnswered` is the number of HTTP responses (and resets) the runner has sent the
     /// process so far: the adapter answers once its client has received them all and is idle.
     case barrier(id: String, httpAnswered: Int? = nil)
+    /// Only to an adapter that declared the `reset` capability, between cases: drop every in-memory state
+    /// (client, pending effects, loopback connections) and answer with a `hello`, as a fresh process would;
+    /// a `welcome` follows. Storage lives in the runner's world, so nothing persists across a reset.
+    case reset
 
     public var json: JSONValue {
         switch self {
@@ -60,6 +64,8 @@ public enum RunnerMessage: Sendable, Hashable {
             var object: [String: JSONValue] = ["type": "barrier", "id": .string(id)]
             if let httpAnswered { object["httpAnswered"] = .int(httpAnswered) }
             return .object(object)
+        case .reset:
+            return ["type": "reset"]
         }
     }
 
@@ -101,6 +107,8 @@ public enum RunnerMessage: Sendable, Hashable {
             self = .clock(try ClockReading(json: json))
         case "barrier":
             self = .barrier(id: try reader.string("id"), httpAnswered: try reader.optionalInt("httpAnswered"))
+        case "reset":
+            self = .reset
         default:
             throw ProtocolViolation(.unknownType, "unknown runner message type '\(type)'")
         }

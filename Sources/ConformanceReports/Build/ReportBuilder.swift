@@ -88,7 +88,7 @@ public enum ReportBuilder {
                            capabilities: (bundle.catalogue?.capabilities ?? []).map {
                                CapabilityInfo(id: $0.id, description: $0.description)
                            }),
-            adapter: AdapterInfo(description: result.adapter, implementation: implementation,
+            adapter: AdapterInfo(description: WorkingDirectory.relativizing(result.adapter), implementation: implementation,
                                  capabilities: result.capabilities, offlineResources: result.offlineResources),
             run: RunInfo(seed: String(result.seed), startedAt: timestamp(context.startedAt),
                          finishedAt: timestamp(context.finishedAt), completed: result.startupFailure == nil && result.interruptedBy == nil,

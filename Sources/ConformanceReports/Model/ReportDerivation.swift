@@ -155,8 +155,9 @@ extension ComplianceReport {
             let verdict: ProfileVerdict.Verdict
             let reason: String
             if let failure = run.startupFailure {
-                verdict = .notCertified
-                reason = "the adapter could not be started: \(failure.message)"
+                // Nothing ran: the client was neither certified nor failed; the gate fails on the start-up error.
+                verdict = .incomplete
+                reason = "the adapter could not be started, so no case ran: \(failure.message)"
             } else if !missing.isEmpty {
                 verdict = .notClaimed
                 reason = "the adapter does not declare \(missing.joined(separator: ", "))"

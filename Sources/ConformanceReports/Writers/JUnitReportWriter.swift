@@ -8,8 +8,8 @@ import Foundation
 /// - `fail`: `<failure>` with the evidence and the reproduce command; `error`: `<error>` with the reason
 ///   and the adapter's stderr tail.
 /// - `known` (an expected failure): `<skipped message="expected failure: ...">`, as pytest reports xfail.
-/// - `warn` (a SHOULD or MAY that failed): a passing test case whose `<system-out>` holds the evidence,
-///   since it does not fail certification.
+/// - `warn` (a SHOULD or MAY that failed): `<failure type="warning">` with the evidence, so CI views show it
+///   (it does not fail certification or the exit status: the gate decides those, not the JUnit counts).
 /// - an expected failure that passed: `<failure type="unexpected-pass">` when the gate is strict.
 /// - `skipped` and `untested`: `<skipped>` with the reason; an untested MUST of a whole-suite run is a
 ///   `<failure type="untested">`, since it fails the gate. An `inconclusive` case is `<skipped>` with the
@@ -49,7 +49,10 @@ public enum JUnitReportWriter {
                 body.append(element("error", ["message": requirement.reason ?? "a covering case errored", "type": "adapter"],
                                     text: errorText(requirement, report: report)))
             case .warn:
-                body.append(element("system-out", [:], text: "WARNING: \(requirement.level) requirement not met\n\n" + evidenceText(requirement)))
+                requirementCounts.failures += 1
+                body.append(element("failure", ["message": "warning: \(requirement.level) requirement not met (does not fail "
+                                                + "certification): " + firstMessage(requirement), "type": "warning"],
+                                    text: evidenceText(requirement)))
             case .known:
                 requirementCounts.skipped += 1
                 body.append(element("skipped", ["message": "expected failure: \(requirement.expectedFailure ?? "")"]))

@@ -17,16 +17,32 @@ public enum TextSummaryWriter {
         }
         if let shard = report.run.shard { lines.append("shard \(shard): \(report.cases.count) cases") }
         if let failure = report.run.startupFailure {
+            // One clear error: no case ran, so a list of untested requirements would only hide it.
             lines.append("error: the adapter could not be started: \(failure.message)")
             if !failure.stderrTail.isEmpty { lines.append("adapter stderr (tail):\n" + failure.stderrTail) }
+            lines.append("hint: run the adapter's command by hand; its first line must be a 'hello' (docs/adapter-protocol.md)")
+            lines.append("")
+            lines.append("certification: " + report.certification.map { "\($0.profile) \(verdictWord($0.verdict))" }.joined(separator: "; ")
+                         + " (no case ran)")
+            lines.append(totals(report))
+            return lines.joined(separator: "\n") + "\n"
         }
         lines.append("")
+        var hidden = 0
         for requirement in report.requirements where verbose || requirement.status != .notTestable {
+            // A filtered run lists the requirements its cases cover, not every one it did not touch.
+            if report.isPartial && requirement.cases.isEmpty && !verbose {
+                hidden += 1
+                continue
+            }
             let cases = requirement.cases.map(\.id).joined(separator: ", ")
             let detail = requirement.expectedFailure.map { " (expected: \($0))" }
                 ?? requirement.reason.map { " (\($0))" } ?? (cases.isEmpty ? "" : "  [\(cases)]")
             lines.append(requirement.status.rawValue.uppercased().padding(toLength: 9, withPad: " ", startingAt: 0)
                          + requirement.level.padding(toLength: 7, withPad: " ", startingAt: 0) + requirement.id + detail)
+        }
+        if hidden > 0 {
+            lines.append("(\(hidden) requirement\(hidden == 1 ? "" : "s") no selected case covers: not shown; --verbose lists them)")
         }
         lines += failures(report, verbose: verbose)
         lines += erroredCases(report)

@@ -37,10 +37,14 @@ public protocol AdapterConnection: AnyObject {
     var capturedLog: String { get }
     /// A new step begins: the time the step may take starts now.
     func beginStep()
+    /// The case is over: the client is stopped, or, when it declared `reset` and is healthy, kept for the next
+    /// case (see `ProcessAdapterLauncher`).
+    func release()
 }
 
 extension AdapterConnection {
     public func beginStep() {}
+    public func release() { kill() }
 }
 
 /// Starts a fresh instance of the client: at the start of a case and after a kill.
@@ -48,4 +52,14 @@ public protocol AdapterLauncher: Sendable {
     /// A short description for reports: the command line, or "in-process reference".
     var description: String { get }
     func launch() throws(AdapterFailure) -> any AdapterConnection
+    /// `reusing`: the first instance of a case, which may be an idle process reset for it. After a kill the
+    /// runner asks for a new process (`reusing: false`), so process death stays real.
+    func launch(reusing: Bool) throws(AdapterFailure) -> any AdapterConnection
+    /// The run is over: stops the processes kept for reuse.
+    func stopIdle()
+}
+
+extension AdapterLauncher {
+    public func launch(reusing: Bool) throws(AdapterFailure) -> any AdapterConnection { try launch() }
+    public func stopIdle() {}
 }

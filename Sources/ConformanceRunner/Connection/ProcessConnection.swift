@@ -1,5 +1,6 @@
 import AdapterProcess
 import ConformanceProtocol
+import Foundation
 
 /// The client as its own process: protocol v1 on its stdin and stdout, its stderr captured.
 final class ProcessConnection: AdapterConnection {
@@ -33,6 +34,21 @@ final class ProcessConnection: AdapterConnection {
     }
 
     func receive() throws(AdapterFailure) -> AdapterMessage {
+        do {
+            let message = try receiveChecked()
+            if case .hello(_, _, let capabilities, _, _) = message { declaredReset = capabilities.contains("reset") }
+            return message
+        } catch {
+            broken = true
+            throw error
+        }
+    }
+
+    private func receiveChecked() throws(AdapterFailure) -> AdapterMessage {
+        if let hello = pendingHello {
+            pendingHello = nil
+            return hello
+        }
         try flush()
         var wait = ReceiveWait(timeout: timeout, stepStarted: stepStarted)
         while true {
@@ -75,11 +91,51 @@ final class ProcessConnection: AdapterConnection {
     }
 
     func kill() {
+        broken = true
         try? flush()
         _ = process.kill()
     }
 
-    var capturedLog: String { process.stderrAll }
+    // MARK: Reuse across cases (the `reset` capability)
+
+    /// Whether the adapter's hello declared `reset`.
+    private var declaredReset = false
+    /// Set once anything failed or the process was killed: it is never reused.
+    private var broken = false
+    /// The hello the adapter answered a `reset` with, handed to the next case as a fresh process's first message.
+    private var pendingHello: AdapterMessage?
+    /// Where this case's stderr starts, so a reused process's log is charged to the case that wrote it.
+    private var logMark = 0
+    private weak var pool: ConnectionPool?
+
+    func release() {
+        guard declaredReset, !broken, process.exitStatus == nil, let pool else { return kill() }
+        pool.put(self)
+    }
+
+    /// Sends `reset` and waits for the adapter's new hello, discarding what the last case left unread.
+    /// False when the adapter did not answer so: the caller kills it and starts a fresh process.
+    func reset(for pool: ConnectionPool) -> Bool {
+        self.pool = pool
+        stepStarted = .now
+        logMark = process.stderrByteCount
+        do {
+            try send(.reset)
+            while true {
+                let message = try receiveChecked()
+                if case .hello = message {
+                    pendingHello = message
+                    return true
+                }
+            }
+        } catch {
+            return false
+        }
+    }
+
+    func adopt(into pool: ConnectionPool) { self.pool = pool }
+
+    var capturedLog: String { process.stderr(since: logMark) }
 
     private var tail: String { process.stderrTail(maxLines: 40) }
 
@@ -95,22 +151,58 @@ final class ProcessConnection: AdapterConnection {
     }
 }
 
-/// Starts the adapter's command line as a new process for each client instance.
+/// Starts the adapter's command line as a new process for each client instance; or, when the adapter
+/// declared `reset` and `reuse` is on, keeps a process that ended a case healthy and resets it for the next
+/// one. A relaunch after a kill always gets a new process.
 public struct ProcessAdapterLauncher: AdapterLauncher {
     public let commandLine: String
     public let timeout: Duration
     /// The loopback HTTP port to serve at (`--loopback-port`); nil picks a free port once per case.
     public let loopbackPort: UInt16?
+    /// Whether a process that declared `reset` is kept for the next case (`--no-reset` turns it off).
+    public let reuse: Bool
+    private let pool = ConnectionPool()
 
-    public init(commandLine: String, timeout: Duration, loopbackPort: UInt16? = nil) {
+    public init(commandLine: String, timeout: Duration, loopbackPort: UInt16? = nil, reuse: Bool = true) {
         self.commandLine = commandLine
         self.timeout = timeout
         self.loopbackPort = loopbackPort
+        self.reuse = reuse
     }
 
     public var description: String { commandLine }
 
     public func launch() throws(AdapterFailure) -> any AdapterConnection {
-        try ProcessConnection(commandLine: commandLine, timeout: timeout)
+        try launch(reusing: false)
+    }
+
+    public func launch(reusing: Bool) throws(AdapterFailure) -> any AdapterConnection {
+        if reusing, reuse {
+            while let idle = pool.take() {
+                if idle.reset(for: pool) { return idle }
+                idle.kill()
+            }
+        }
+        let connection = try ProcessConnection(commandLine: commandLine, timeout: timeout)
+        if reuse { connection.adopt(into: pool) }
+        return connection
+    }
+
+    public func stopIdle() {
+        while let idle = pool.take() { idle.kill() }
+    }
+}
+
+/// The idle adapter processes of a launcher, waiting for their next case.
+final class ConnectionPool: @unchecked Sendable {
+    private let lock = NSLock()
+    private var idle: [ProcessConnection] = []
+
+    func put(_ connection: ProcessConnection) {
+        lock.withLock { idle.append(connection) }
+    }
+
+    func take() -> ProcessConnection? {
+        lock.withLock { idle.popLast() }
     }
 }

@@ -127,7 +127,7 @@ final class ClientDriver {
 
     private func start() throws(AdapterFailure) {
         instance += 1
-        let connection = try launcher.launch()
+        let connection = try launcher.launch(reusing: instance == 1)
         self.connection = connection
         record(.processStarted(instance: instance))
         let first = try receive()
@@ -411,7 +411,7 @@ final class ClientDriver {
     /// Ends the case: the client is stopped and its log collected.
     func finish() {
         if let connection {
-            connection.kill()
+            connection.release()
             capturedLog += connection.capturedLog
             self.connection = nil
         }

@@ -31,7 +31,7 @@ public struct RunResult: Sendable {
 public struct RunOptions: Sendable {
     public var seed: UInt64 = 1
     public var jobs = 1
-    /// Case IDs to run; all when empty. A trailing `*` matches a prefix.
+    /// Case IDs to run; all when empty. `*` matches any run of characters, anywhere (`*refresh*`).
     public var filters: [String] = []
     /// When set, only the cases with these IDs run, of those the filters select (a shard of the suite).
     public var only: Set<String>?
@@ -56,7 +56,7 @@ public struct SuiteRunner: Sendable {
 
     public func selectedCases(_ options: RunOptions) -> [AcceptanceCase] {
         let filtered = options.filters.isEmpty ? bundle.cases : bundle.cases.filter { candidate in
-            options.filters.contains { World.matches(pattern: $0, path: candidate.id) }
+            options.filters.contains { CaseSelection.matches(pattern: $0, id: candidate.id) }
         }
         guard let only = options.only else { return filtered }
         return filtered.filter { only.contains($0.id) }
@@ -71,6 +71,7 @@ public struct SuiteRunner: Sendable {
                              startupFailure: AdapterFailure(.notRunning, "the spec has no requirements or no state machine"))
         }
         let probe: (ImplementationInfo, [String], [String])
+        defer { launcher.stopIdle() }
         do {
             probe = try Self.probe(launcher)
         } catch {
@@ -109,7 +110,8 @@ public struct SuiteRunner: Sendable {
     /// Starts the client once to read its identity and capabilities.
     static func probe(_ launcher: any AdapterLauncher) throws(AdapterFailure) -> (ImplementationInfo, [String], [String]) {
         let connection = try launcher.launch()
-        defer { connection.kill() }
+        // Released, not killed: an adapter that declared `reset` serves the first case.
+        defer { connection.release() }
         let message = try connection.receive()
         guard case .hello(let version, let implementation, let capabilities, let offlineResources, _) = message else {
             throw AdapterFailure(.protocolViolation, "the adapter's first message was not 'hello'",

@@ -10,16 +10,22 @@ import SpecYAML
 enum BenchCommand: Command {
     static let name = "bench"
     static let summary = "Measure the suite against the reference: in-process, as a process, and mass 401s."
-    static let usage = "session-conformance bench [--repeat N] [--spec-root DIR]"
+    static let usage = "session-conformance bench [--repeat N] [--spec-root DIR] [--adapter COMMAND]..."
     static let discussion = """
         Runs every case against the reference in-process and through its adapter process, alternating, N times
         each (default 5), and reports the median and best wall time of each and their ratio; then one case
         each with 1,000 and 10,000 simultaneous 401s sharing one refresh, in-process. Build with
         'swift build -c release' first and run the release binary for numbers worth recording.
+
+        --adapter COMMAND (repeatable) measures an external adapter instead, with and without the 'reset'
+        capability (one process across cases, or one per case), alternating, and checks that both give the
+        same verdicts (exit 1 otherwise). An adapter that does not declare 'reset' measures the same twice.
         """
     static let options = [
         OptionSpec(name: "repeat", kind: .value(placeholder: "N"), help: "Runs of each measurement (default 5)."),
         OptionSpec(name: "spec-root", kind: .value(placeholder: "DIR"), help: "The spec folder (default Specs)."),
+        OptionSpec(name: "adapter", kind: .value(placeholder: "COMMAND"),
+                   help: "Measure this adapter with and without 'reset' instead (repeatable)."),
     ]
 
     static func run(_ arguments: ParsedArguments, console: any Console) throws -> ExitCode {
@@ -30,6 +36,9 @@ enum BenchCommand: Command {
         guard lint.errorCount == 0 else {
             console.err(lint.rendered())
             return .specOrUsageError
+        }
+        if let adapters = arguments.values["adapter"] {
+            return try ResetBench.run(adapters, bundle: lint.bundle, repeats: repeats, console: console)
         }
         let inProcess = InProcessLauncher(description: "in-process") { ReferenceClientAdapter() }
         let process = ProcessAdapterLauncher(commandLine: ReferenceAdapterExecutable.commandLine, timeout: .seconds(30))
@@ -117,12 +126,12 @@ enum BenchCommand: Command {
         return result
     }
 
-    private static func median(_ values: [Double]) -> Double {
+    static func median(_ values: [Double]) -> Double {
         let sorted = values.sorted()
         return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
     }
 
-    private static func row(_ name: String, _ values: [Double]) -> String {
+    static func row(_ name: String, _ values: [Double]) -> String {
         String(format: "| %@ | %.3f s | %.3f s |", name, median(values), values.min() ?? 0)
     }
 }

@@ -9,7 +9,7 @@ import SpecModel
 enum MutantsCommand: Command {
     static let name = "mutants"
     static let summary = "Run the suite against every known-bad variant and print the kill matrix and score."
-    static let usage = "session-conformance mutants [--variant NAME]... [--jobs N] [--seed N] [--spec-root DIR] [--verbose]"
+    static let usage = "session-conformance mutants [--list] [--variant NAME]... [--jobs N] [--seed N] [--spec-root DIR] [--verbose]"
     static let discussion = """
         Plays every acceptance case against each known-bad client, in-process: the reference (SessionKit) with
         exactly one defect each, and ports of the naive iOS, Android and Flutter code of the platform guide
@@ -18,7 +18,8 @@ enum MutantsCommand: Command {
         SHOULD warns). For each variant the matrix shows whether it was killed, the requirements it was
         expected to fail and killed by, and the others it failed ('!' marks one its entry does not document).
         The score is killed / total. Exit 0 only when the control passes, every variant is killed, and every
-        variant fails at least its expected requirements.
+        variant fails at least its expected requirements. --list prints the variants, their kind and defect,
+        and runs nothing; --variant NAME takes a name from it.
         """
     static let options = [
         OptionSpec(name: "variant", kind: .value(placeholder: "NAME"), help: "Run only this variant (repeatable)."),

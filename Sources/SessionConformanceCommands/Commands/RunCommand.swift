@@ -8,14 +8,16 @@ import SpecModel
 enum RunCommand: Command {
     static let name = "run"
     static let summary = "Run the acceptance cases against a client and report per requirement."
-    static let usage = "session-conformance run [--adapter COMMAND] [--connection in-process|process] [--case ID]... [--filter PATTERN]... [--seed N] [--timeout SECONDS] [--jobs N] [--report FORMAT[=PATH]]... [--expected-failures FILE] [--shard I/N]"
+    static let usage = "session-conformance run [--adapter COMMAND [--no-reset] [--loopback-port PORT]] [--connection in-process|process] [--case ID]... [--filter PATTERN]... [--requirement ID]... [--rerun-failed REPORT.json] [--seed N] [--timeout SECONDS] [--jobs N] [--report FORMAT[=PATH]]... [--expected-failures FILE] [--shard I/N]"
     static let discussion = """
         Without --adapter, the built-in reference implementation (SessionKit) is certified, in-process by
         default or as its own process with --connection process. --adapter runs an external client: the
         command line of its adapter, which speaks protocol v1 on stdin/stdout (docs/adapter-protocol.md).
         The runner plays the whole world: servers, storage, clock, network and process death. The same seed
         and adapter give the same trace. A crash, a hang past --timeout, or broken protocol makes the case
-        an 'error' verdict with the adapter's stderr tail; the run goes on.
+        an 'error' verdict with the adapter's stderr tail; the run goes on. An adapter that declares 'reset'
+        keeps one process across cases (reset between them); every kill still ends its process, and the
+        relaunch starts a new one. --no-reset starts a process per case anyway.
 
         Reports: --report FORMAT[=PATH], repeatable, writes the run's compliance report as json, junit,
         markdown, html or tap (default path session-conformance-report.FORMAT, .junit.xml and .md for junit
@@ -41,17 +43,34 @@ enum RunCommand: Command {
         A case's trace is kept whole in reports up to --trace-limit events (default 1000; 0: no limit); a
         longer one keeps its first and last 500 events and every event near the evidence.
 
+        Selecting cases: --case ID and --filter PATTERN ('*' matches any run of characters, anywhere:
+        '*refresh*'), --requirement ID (the cases that name it; 'session-conformance list requirements' shows
+        which), and --rerun-failed REPORT.json (the cases that failed, errored or were inconclusive in that
+        JSON report). Selectors of different kinds narrow each other. A selected run lists only the
+        requirements its cases cover and certifies nothing ('incomplete').
+
+        Progress goes to stderr: a live line on a terminal, one line per case otherwise (status and wall
+        time). Colours only on a terminal, and never when NO_COLOR is set. Paths inside the working directory
+        are written relative to it in reproduce lines and reports.
+
         --shard I/N runs the I-th of N parts of the cases (deterministic: by a hash of each case ID), for
         CI matrices; 'session-conformance merge' joins the shards' JSON reports into the whole run's. A shard
         certifies nothing on its own and does not fail for requirements that other shards cover.
         """
     static let options = [
         OptionSpec(name: "adapter", kind: .value(placeholder: "COMMAND"), help: "The adapter's command line (run with /bin/sh -c)."),
+        OptionSpec(name: "no-reset", kind: .flag,
+                   help: "Start a new adapter process for every case even when the adapter declares 'reset'."),
+        OptionSpec(name: "loopback-port", kind: .value(placeholder: "PORT"),
+                   help: "Serve loopback HTTP on this 127.0.0.1 port (default: a free port, kept for the whole case)."),
         OptionSpec(name: "connection", kind: .value(placeholder: "KIND"),
                    help: "For the reference: in-process (default) or process."),
         OptionSpec(name: "case", kind: .value(placeholder: "ID"), help: "Run only this case (repeatable)."),
         OptionSpec(name: "filter", kind: .value(placeholder: "PATTERN"),
-                   help: "Run only cases whose id matches; a trailing * matches a prefix (repeatable)."),
+                   help: "Run only cases whose id matches; * matches anything, anywhere (repeatable)."),
+        OptionSpec(name: "requirement", kind: .value(placeholder: "ID"), help: "Run only the cases that name this requirement (repeatable)."),
+        OptionSpec(name: "rerun-failed", kind: .value(placeholder: "REPORT.json"),
+                   help: "Run only the cases that failed, errored or were inconclusive in this JSON report."),
         OptionSpec(name: "seed", kind: .value(placeholder: "N"), help: "The world's seed (default 1)."),
         OptionSpec(name: "timeout", kind: .value(placeholder: "SECONDS"),
                    help: "How long one step may take, however much the adapter sends, before the case errors (default 10)."),
@@ -94,11 +113,9 @@ enum RunCommand: Command {
             return .specOrUsageError
         }
         let launcher = try given ?? makeLauncher(arguments, timeout: timeout)
-        let options = RunOptions(seed: seed, jobs: jobs, filters: (arguments.values["case"] ?? []) + (arguments.values["filter"] ?? []))
+        guard let filters = try selection(arguments, bundle: lint.bundle, console: console) else { return .success }
+        let options = RunOptions(seed: seed, jobs: jobs, filters: filters)
         let runner = SuiteRunner(bundle: lint.bundle, launcher: launcher)
-        if !options.filters.isEmpty && runner.selectedCases(options).isEmpty {
-            throw UsageError("no case matches \(options.filters.map { "'\($0)'" }.joined(separator: ", "))")
-        }
         let requests = try reportRequests(arguments)
         let shard = try arguments.value("shard").map { text in
             guard let shard = Shard(text) else {
@@ -122,18 +139,17 @@ enum RunCommand: Command {
                                      traceLimit: traceLimit)
         let signals = RunSignals.start(console: console)
         defer { signals.stop() }
-        let showProgress = console.isTerminal
+        let progress = ProgressLines(console: console)
         let report: ComplianceReport
         do {
-            report = try reporting.execute { done, total, outcome in
-                if showProgress { console.err("\r\u{1B}[K[\(done)/\(total)] \(outcome.status.rawValue) \(outcome.caseID)") }
-            }.report
+            report = try reporting.execute { done, total, outcome in progress.caseEnded(done, total, outcome) }.report
         } catch {
             console.err("run: \(error)\n")
             return .specOrUsageError
         }
-        if showProgress { console.err("\r\u{1B}[K") }
-        console.out(TextSummaryWriter.render(report, verbose: arguments.flags.contains("verbose")))
+        progress.finish()
+        let summary = TextSummaryWriter.render(report, verbose: arguments.flags.contains("verbose"))
+        console.out(console.colors ? ConsoleStyle.colorize(summary) : summary)
         let failedWrite = try writeReports(report, requests, console: console)
         if let interrupted = signals.exitCode {
             console.err("run: stopped by a signal after \(report.cases.count) cases; the run is incomplete\n")
@@ -150,8 +166,8 @@ enum RunCommand: Command {
         }
         if let connection = arguments.value("connection"), connection != "in-process" { command += " --connection \(connection)" }
         if let timeout = arguments.value("timeout") { command += " --timeout \(timeout)" }
-        if let root = arguments.value("spec-root"), root != "Specs" { command += " --spec-root '\(root)'" }
-        return command
+        if let root = arguments.value("spec-root").map({ WorkingDirectory.relative($0) }), root != "Specs" { command += " --spec-root '\(root)'" }
+        return WorkingDirectory.relativizing(command)
     }
 
     static func reportRequests(_ arguments: ParsedArguments) throws -> [ReportRequest] {
@@ -181,7 +197,15 @@ enum RunCommand: Command {
             if arguments.value("connection") != nil {
                 throw UsageError("--connection applies to the built-in reference only", hint: "drop it when you pass --adapter")
             }
-            return ProcessAdapterLauncher(commandLine: command, timeout: .seconds(timeout))
+            var port: UInt16?
+            if let text = arguments.value("loopback-port") {
+                guard let value = UInt16(text), value > 0 else {
+                    throw UsageError("--loopback-port takes a port from 1 to 65535, not '\(text)'")
+                }
+                port = value
+            }
+            return ProcessAdapterLauncher(commandLine: command, timeout: .seconds(timeout), loopbackPort: port,
+                                          reuse: !arguments.flags.contains("no-reset"))
         }
         switch arguments.value("connection") ?? "in-process" {
         case "in-process":

@@ -200,7 +200,7 @@ final class FakeSessionClient: InProcessClient {
         switch message {
         case .welcome:
             welcomed = true
-        case .error, .clock:
+        case .error, .clock, .reset:
             break
         case .command(let command):
             perform(command)

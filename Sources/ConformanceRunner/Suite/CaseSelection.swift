@@ -1,0 +1,29 @@
+import Foundation
+import SpecModel
+
+/// Which cases a run plays: `--filter` globs, `--requirement` IDs, and the cases a previous report failed.
+public enum CaseSelection {
+    /// Whether a case ID matches a filter: `*` stands for any run of characters, anywhere in the pattern
+    /// (`*refresh*`, `launch-*`, `*-401s`); without `*` the ID must be equal.
+    public static func matches(pattern: String, id: String) -> Bool {
+        let parts = pattern.split(separator: "*", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count > 1 else { return pattern == id }
+        guard id.hasPrefix(parts[0]), id.dropFirst(parts[0].count).hasSuffix(parts[parts.count - 1]) else { return false }
+        var rest = Substring(id.dropFirst(parts[0].count).dropLast(parts[parts.count - 1].count))
+        for middle in parts.dropFirst().dropLast() where !middle.isEmpty {
+            guard let found = rest.range(of: middle) else { return false }
+            rest = rest[found.upperBound...]
+        }
+        return true
+    }
+
+    /// The cases that name a requirement, in the spec's order.
+    public static func covering(_ requirement: String, in cases: [AcceptanceCase]) -> [AcceptanceCase] {
+        cases.filter { $0.requirements.contains { $0.value == requirement } }
+    }
+
+    /// The IDs of the oracles that check a requirement on every trace.
+    public static func oracles(checking requirement: String) -> [String] {
+        Oracles.all.filter { $0.requirements.contains(requirement) }.map(\.id)
+    }
+}

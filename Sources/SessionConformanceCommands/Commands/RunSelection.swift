@@ -1,0 +1,60 @@
+import ConformanceReports
+import ConformanceRunner
+import SpecModel
+
+extension RunCommand {
+    /// The filters of the run: the globs as given, or, when --requirement or --rerun-failed chose the cases,
+    /// their exact IDs (so the report records what ran, and stays partial). Nil when nothing is left to
+    /// rerun; that is said on the console.
+    static func selection(_ arguments: ParsedArguments, bundle: SpecBundle, console: any Console) throws -> [String]? {
+        let globs = (arguments.values["case"] ?? []) + (arguments.values["filter"] ?? [])
+        let requirements = try knownRequirements(arguments.values["requirement"] ?? [], in: bundle)
+        var cases = select(bundle.cases, filters: globs, requirements: requirements)
+        if !globs.isEmpty || !requirements.isEmpty, cases.isEmpty {
+            let selectors = globs.map { "'\($0)'" } + requirements.map { "requirement \($0)" }
+            throw UsageError("no case matches \(selectors.joined(separator: ", "))",
+                             hint: "'session-conformance list' shows the cases and what they cover")
+        }
+        if let path = arguments.value("rerun-failed") {
+            let failed = try failedCases(in: path)
+            cases = cases.filter { failed.contains($0.id) }
+            guard !cases.isEmpty else {
+                console.err("run: nothing to rerun: no selected case failed, errored or was inconclusive in \(path)\n")
+                return nil
+            }
+        } else if requirements.isEmpty {
+            return globs
+        }
+        return cases.map(\.id)
+    }
+
+    /// The cases the globs and the requirements select; every case when neither is given.
+    static func select(_ cases: [AcceptanceCase], filters: [String], requirements: [String]) -> [AcceptanceCase] {
+        cases.filter { testCase in
+            (filters.isEmpty || filters.contains { CaseSelection.matches(pattern: $0, id: testCase.id) })
+                && (requirements.isEmpty || testCase.requirements.contains { requirements.contains($0.value) })
+        }
+    }
+
+    /// The requirement IDs, each checked against the spec.
+    static func knownRequirements(_ ids: [String], in bundle: SpecBundle) throws -> [String] {
+        let known = bundle.requirements.map(\.id)
+        for id in ids where !known.contains(id) {
+            let hint = Suggestion.closest(to: id, among: known).map { "did you mean '\($0)'?" }
+                ?? "'session-conformance list requirements' lists them"
+            throw UsageError("no requirement '\(id)' in the spec", hint: hint)
+        }
+        return ids
+    }
+
+    /// The cases a JSON report says failed, errored or were inconclusive.
+    static func failedCases(in path: String) throws -> Set<String> {
+        let report: ComplianceReport
+        do {
+            report = try JSONReportWriter.read(path: path)
+        } catch {
+            throw UsageError("--rerun-failed needs a JSON report: \(error)", hint: "write one with --report json=PATH")
+        }
+        return Set(report.cases.filter { [.fail, .error, .inconclusive].contains($0.status) }.map(\.id))
+    }
+}
