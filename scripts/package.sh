@@ -19,24 +19,37 @@ arch="$(uname -m)"
 name="session-conformance-$version-$os-$arch"
 
 if [ "${SESSION_CONFORMANCE_SKIP_BUILD:-0}" != 1 ]; then
-    # libyaml statically: the CYAML module map links `-lyaml`, and ld takes the first directory on its
-    # search path that holds libyaml.so or libyaml.a. A directory holding only libyaml.a, given with `-L`
-    # (searched before the default directories), makes `-lyaml` resolve to the archive (ld manual, -l, -L).
-    static_dir=".build/static-libs"
-    mkdir -p "$static_dir"
+    # libyaml statically. SwiftPM links the CYAML system library with the flags pkg-config gives for
+    # yaml-0.1, `-L<libdir> -lyaml`, ahead of any -Xlinker flag; ld takes, from the first directory on that
+    # search path holding libyaml.so or libyaml.a, whichever it finds there (ld manual, -l). So a yaml-0.1.pc
+    # whose libdir holds only libyaml.a, found first through PKG_CONFIG_PATH, makes `-lyaml` the archive.
+    static_dir="$PWD/.build/static-libs"
+    mkdir -p "$static_dir/pkgconfig"
+    yaml_libdir="$(pkg-config --variable=libdir yaml-0.1 2>/dev/null || true)"
     yaml_a=""
-    for dir in $(pkg-config --variable=libdir yaml-0.1 2>/dev/null) /usr/lib/"$arch"-linux-gnu /usr/lib /usr/local/lib /opt/homebrew/lib; do
+    for dir in $yaml_libdir /usr/lib/"$arch"-linux-gnu /usr/lib /usr/local/lib /opt/homebrew/lib; do
         if [ -f "$dir/libyaml.a" ]; then yaml_a="$dir/libyaml.a"; break; fi
     done
     if [ -z "$yaml_a" ]; then
         echo "package.sh: libyaml.a not found (Debian: apt-get install libyaml-dev)" >&2
         exit 1
     fi
-    ln -sf "$(cd "$(dirname "$yaml_a")" && pwd)/libyaml.a" "$static_dir/libyaml.a"
+    ln -sf "$yaml_a" "$static_dir/libyaml.a"
+    cat > "$static_dir/pkgconfig/yaml-0.1.pc" <<PC
+libdir=$static_dir
+includedir=$(pkg-config --variable=includedir yaml-0.1 2>/dev/null || echo /usr/include)
+
+Name: LibYAML
+Description: libyaml, linked statically into the release archive
+Version: $(pkg-config --modversion yaml-0.1 2>/dev/null || echo 0.2.5)
+Libs: -L\${libdir} -lyaml
+Cflags: -I\${includedir}
+PC
+    export PKG_CONFIG_PATH="$static_dir/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
     static_flags=(--static-swift-stdlib)
     [ "$os" = darwin ] && static_flags=()   # macOS ships the Swift runtime; only libyaml is linked in
     for product in session-conformance session-conformance-reference-adapter; do
-        swift build -c release "${static_flags[@]}" -Xlinker -L"$PWD/$static_dir" --product "$product"
+        swift build -c release "${static_flags[@]}" --product "$product"
     done
 fi
 bin_dir="${SESSION_CONFORMANCE_BIN_DIR:-$(swift build -c release --show-bin-path)}"

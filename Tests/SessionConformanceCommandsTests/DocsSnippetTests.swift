@@ -73,9 +73,11 @@ struct DocsSnippetTests {
         return (process.terminationStatus, String(decoding: try Data(contentsOf: output), as: UTF8.self))
     }
 
+    /// A temporary folder with a copy of `Specs/`: the debug build has no specs beside it, as the archive has.
     static func temporaryDirectory() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("docs-snippets-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: Paths.root.appendingPathComponent("Specs"), to: url.appendingPathComponent("Specs"))
         return url
     }
 
