@@ -1,4 +1,4 @@
-# session-conformance as a container image (docs/ci.md#container-image).
+# session-conformance as a container image (docs/ci.md#installing).
 #   docker build -t session-conformance .
 #   docker run --rm -v "$PWD:/work" session-conformance run --adapter ./adapter/run --report json=reports/report.json
 # The build stage makes the release archive with scripts/package.sh (the CLI links the Swift runtime and

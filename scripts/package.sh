@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the release archive session-conformance-<version>-<os>-<arch>.tar.gz (docs/ci.md#release-archive):
+# Builds the release archive session-conformance-<version>-<os>-<arch>.tar.gz (docs/ci.md#installing):
 #   session-conformance-<version>-<os>-<arch>/
 #     session-conformance                     the CLI, Swift runtime and libyaml linked statically
 #     session-conformance-reference-adapter   the reference adapter (--connection process finds it beside the CLI)
