@@ -12,7 +12,7 @@ import Testing
 /// The adapter protocol's JSON Schemas accept what the Swift encoders write and reject broken messages.
 @Suite("Protocol schemas")
 struct ProtocolSchemaTests {
-    @Test("every message the Swift encoders write is valid against its direction's schema")
+    @Test("every message the Swift encoders write is valid against its direction's schema", .needsJSONSchema)
     func encodedSamplesAreValid() throws {
         let samples = ProtocolSamples.all
         let verdicts = try ProtocolValidator.validate(samples.map { ($0.name, $0.direction, $0.message.line) })
@@ -65,7 +65,7 @@ struct ProtocolSchemaTests {
         }
     }
 
-    @Test("hand-written lines with unknown fields, and null for absent optional fields, are valid and decode")
+    @Test("hand-written lines with unknown fields, and null for absent optional fields, are valid and decode", .needsJSONSchema)
     func tolerantLinesAreValidAndDecode() throws {
         let lines = HandWritten.tolerant
         let verdicts = try ProtocolValidator.validate(lines.map { ($0.name, $0.direction, $0.line) })
@@ -77,7 +77,7 @@ struct ProtocolSchemaTests {
         }
     }
 
-    @Test("messages the Swift decoders reject are rejected by the schemas as well")
+    @Test("messages the Swift decoders reject are rejected by the schemas as well", .needsJSONSchema)
     func decoderRejectsAreSchemaRejects() throws {
         let lines = HandWritten.broken
         let verdicts = try ProtocolValidator.validate(lines.map { ($0.name, $0.direction, $0.line) })
@@ -89,7 +89,7 @@ struct ProtocolSchemaTests {
         }
     }
 
-    @Test("where the protocol document is stricter than the decoders, the schemas follow the document")
+    @Test("where the protocol document is stricter than the decoders, the schemas follow the document", .needsJSONSchema)
     func schemasFollowTheDocumentWhereStricter() throws {
         let lines = HandWritten.documentOnly
         let verdicts = try ProtocolValidator.validate(lines.map { ($0.name, $0.direction, $0.line) })

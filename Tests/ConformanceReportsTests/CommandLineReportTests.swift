@@ -5,7 +5,7 @@ import Testing
 
 @Suite("Reports on the command line", .serialized)
 struct CommandLineReportTests {
-    @Test("one run writes all five formats, and each passes its validator")
+    @Test("one run writes all five formats, and each passes its validator", .needs(.xmllint, .chromium, .perl, .jsonschema))
     func oneRunWritesEveryFormat() throws {
         let directory = try Paths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -58,12 +58,12 @@ struct CommandLineReportTests {
         #expect(try ReportRequest.parse("html=out/x.html") == ReportRequest(format: .html, path: "out/x.html"))
         #expect(ReportFormat.allCases.map(\.defaultPath) == [
             "session-conformance-report.json", "session-conformance-report.junit.xml", "session-conformance-report.md",
-            "session-conformance-report.html", "session-conformance-report.tap",
+            "session-conformance-report.html", "session-conformance-report.tap", "session-conformance-report.svg",
         ])
     }
 
     @Test("bad --report, --shard and --trace-limit values are usage errors with a hint", arguments: [
-        (["--report", "jsn"], "error: unknown report format 'jsn'\nhint: did you mean 'json'? formats: json, junit, markdown, html, tap\n"),
+        (["--report", "jsn"], "error: unknown report format 'jsn'\nhint: did you mean 'json'? formats: json, junit, markdown, html, tap, badge\n"),
         (["--report", "json=a.json", "--report", "tap=a.json"], "error: two reports would be written to a.json\n"),
         (["--report", "json="], "error: --report json= needs a path after '='\n"),
         (["--shard", "3/2"], "error: --shard takes I/N with 1 <= I <= N, not '3/2'\nhint: for example --shard 2/4\n"),

@@ -87,7 +87,7 @@ struct DesignWordsTests {
         #expect(!passingRow.contains("<blockquote>"), "only failures carry the quotes in the table")
     }
 
-    @Test("TAP: the YAML block has the statement and the quotes with their documents, and still parses")
+    @Test("TAP: the YAML block has the statement and the quotes with their documents, and still parses", .needs(.perl))
     func tap() throws {
         let (report, requirement) = try Self.failed()
         let tap = TAPReportWriter.render(report)

@@ -37,7 +37,7 @@ struct GroupedFindingsReportTests {
         #expect(verbose.components(separatedBy: "\n  - case ").count - 1 >= text.components(separatedBy: "\n  - case ").count - 1 + 3)
     }
 
-    @Test("a grouped finding keeps its count in JSON, and every format says how many more like it")
+    @Test("a grouped finding keeps its count in JSON, and every format says how many more like it", .needs(.jsonschema))
     func groupedInEveryFormat() throws {
         var report = Runs.shared.defective
         let index = try #require(report.cases.firstIndex { $0.status == .fail })

@@ -120,7 +120,7 @@ struct HTMLReportTests {
         }
     }
 
-    @Test("the console check catches a page with a script error, so it can fail")
+    @Test("the console check catches a page with a script error, so it can fail", .needs(.chromium))
     func consoleCheckCanFail() throws {
         let page = try Self.output("broken.html")
         try "<!DOCTYPE html><html><body><p>x</p><script>console.error('boom'); missingFunction();</script></body></html>".write(to: page)
@@ -129,7 +129,7 @@ struct HTMLReportTests {
         #expect(console.contains { $0.contains("Uncaught") })
     }
 
-    @Test("headless Chromium loads the reports with no console error, builds the page, and renders it to PNG")
+    @Test("headless Chromium loads the reports with no console error, builds the page, and renders it to PNG", .needs(.chromium))
     func loadsInChromium() throws {
         for (name, report) in [("reference", Runs.shared.reference), ("failing", Runs.shared.defective)] {
             let page = try Self.output("\(name).html")

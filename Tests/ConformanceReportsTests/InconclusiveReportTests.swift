@@ -52,7 +52,7 @@ struct InconclusiveReportTests {
         #expect(report.requirement(shared.id)?.status == .pass)
     }
 
-    @Test("JSON: the case's status and reason, the summary count, and the schema accepts it")
+    @Test("JSON: the case's status and reason, the summary count, and the schema accepts it", .needs(.jsonschema))
     func json() throws {
         let (report, caseID, _) = try Self.inconclusive()
         let json = JSONReportWriter.value(report)
@@ -65,7 +65,7 @@ struct InconclusiveReportTests {
         #expect(try JSONReportWriter.read(JSONReportWriter.render(report)) == report)
     }
 
-    @Test("JUnit: the case is skipped with 'inconclusive: reason'; the untested MUST fails with why; valid against the XSD")
+    @Test("JUnit: the case is skipped with 'inconclusive: reason'; the untested MUST fails with why; valid against the XSD", .needs(.xmllint))
     func junit() throws {
         let (report, caseID, id) = try Self.inconclusive()
         let xml = JUnitReportWriter.render(report)
@@ -77,7 +77,7 @@ struct InconclusiveReportTests {
         #expect(validation.valid, "\(validation.output)")
     }
 
-    @Test("TAP: in a partial run the requirement is '# SKIP inconclusive: case: reason'; the stream parses")
+    @Test("TAP: in a partial run the requirement is '# SKIP inconclusive: case: reason'; the stream parses", .needs(.perl))
     func tap() throws {
         let (report, caseID, id) = try Self.inconclusive(partial: true)
         let tap = TAPReportWriter.render(report)

@@ -35,7 +35,7 @@ enum SchemaValidator {
 
 @Suite("The JSON report")
 struct JSONReportTests {
-    @Test("real reports validate against docs/report.schema.json: passing, failing, sharded, with expected failures")
+    @Test("real reports validate against docs/report.schema.json: passing, failing, sharded, with expected failures", .needs(.jsonschema))
     func validatesAgainstTheSchema() throws {
         let expected = try Runs.expectedFailures("""
             - id: LOG-NO-TOKEN-VALUES
@@ -55,7 +55,7 @@ struct JSONReportTests {
         }
     }
 
-    @Test("the schema rejects a report that breaks it, so the check can fail")
+    @Test("the schema rejects a report that breaks it, so the check can fail", .needs(.jsonschema))
     func schemaRejects() throws {
         var broken = Runs.shared.reference
         broken.requirements[0].level = "MUSTN'T"
@@ -105,7 +105,7 @@ struct JSONReportTests {
 
 @Suite("Reports of a client that cannot start")
 struct StartupFailureReportTests {
-    @Test("an adapter that cannot start still gives a valid report in every format, certified for nothing")
+    @Test("an adapter that cannot start still gives a valid report in every format, certified for nothing", .needs(.jsonschema, .xmllint, .perl))
     func validReports() throws {
         let launcher = ProcessAdapterLauncher(commandLine: "echo 'no such client' >&2; exit 3", timeout: .seconds(5))
         let report = try Runs.report(launcher).report

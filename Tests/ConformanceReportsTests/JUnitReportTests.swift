@@ -22,7 +22,7 @@ enum JUnitSchema {
 
 @Suite("The JUnit report")
 struct JUnitReportTests {
-    @Test("passing and failing reports are valid against the JUnit XSD")
+    @Test("passing and failing reports are valid against the JUnit XSD", .needs(.xmllint))
     func validAgainstXSD() throws {
         for (name, report) in [("reference", Runs.shared.reference), ("defective", Runs.shared.defective)] {
             let result = try JUnitSchema.validate(JUnitReportWriter.render(report))
@@ -45,13 +45,13 @@ struct JUnitReportTests {
         #expect(testcase.contains(requirement.evidence[0].caseID))
     }
 
-    @Test("the XSD check rejects a broken document, so it can fail")
+    @Test("the XSD check rejects a broken document, so it can fail", .needs(.xmllint))
     func xsdRejects() throws {
         let result = try JUnitSchema.validate(#"<?xml version="1.0"?><testsuites><testsuite name="x"><testcase/></testsuite></testsuites>"#)
         #expect(!result.valid)
     }
 
-    @Test("control characters are stripped and markup is escaped, and the result stays valid XML")
+    @Test("control characters are stripped and markup is escaped, and the result stays valid XML", .needs(.xmllint))
     func controlCharacters() throws {
         var report = Runs.shared.defective
         let index = try #require(report.cases.firstIndex { $0.status == .fail })
@@ -93,7 +93,7 @@ struct JUnitReportTests {
         #expect(failureText?.contains("reproduce: session-conformance run --case ") == true)
     }
 
-    @Test("an expected failure is reported skipped with its reason, like pytest's xfail")
+    @Test("an expected failure is reported skipped with its reason, like pytest's xfail", .needs(.xmllint))
     func knownIsSkipped() throws {
         let expected = try Runs.expectedFailures("""
             - id: LOG-NO-TOKEN-VALUES

@@ -72,7 +72,7 @@ struct TAPReportTests {
         }, uniquingKeysWith: { a, _ in a })
     }
 
-    @Test("a real TAP parser reads version 13, the plan, and the failures the report has")
+    @Test("a real TAP parser reads version 13, the plan, and the failures the report has", .needs(.perl))
     func parsedByTAPParser() throws {
         let report = Runs.shared.defective
         let parsed = try Self.parse(TAPReportWriter.render(report))
@@ -85,7 +85,7 @@ struct TAPReportTests {
         #expect(Int(parsed["skipped"] ?? "") == report.requirements.filter { [.skipped, .notTestable, .untested].contains($0.status) }.count)
     }
 
-    @Test("expected failures are TODO: a known failure does not fail the stream, a now-passing one shows as a TODO pass")
+    @Test("expected failures are TODO: a known failure does not fail the stream, a now-passing one shows as a TODO pass", .needs(.perl))
     func todo() throws {
         let expected = try Runs.expectedFailures("""
             - id: LOG-NO-TOKEN-VALUES

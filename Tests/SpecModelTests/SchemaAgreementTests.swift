@@ -19,7 +19,7 @@ import Testing
 /// The JSON Schemas in Specs/schema/ accept what the loader accepts and reject what it rejects.
 @Suite("Schema agreement")
 struct SchemaAgreementTests {
-    @Test("real specs validate against their schemas")
+    @Test("real specs validate against their schemas", .needsJSONSchema)
     func realSpecsValidate() throws {
         let run = try SchemaRun()
         defer { run.cleanUp() }
@@ -53,7 +53,7 @@ struct SchemaAgreementTests {
               + validated.map { Paths.relative($0.source) }.joined(separator: ", "))
     }
 
-    @Test("malformed fixtures are rejected or accepted by their schema as their first line says")
+    @Test("malformed fixtures are rejected or accepted by their schema as their first line says", .needsJSONSchema)
     func malformedFixturesAgree() throws {
         let run = try SchemaRun()
         defer { run.cleanUp() }

@@ -3,7 +3,7 @@ import SpecModel
 
 /// The report formats, and `--report FORMAT[=PATH]` requests.
 public enum ReportFormat: String, Sendable, CaseIterable {
-    case json, junit, markdown, html, tap
+    case json, junit, markdown, html, tap, badge
 
     /// Where a report goes when `--report FORMAT` names no path.
     public var defaultPath: String {
@@ -13,6 +13,7 @@ public enum ReportFormat: String, Sendable, CaseIterable {
         case .markdown: "md"
         case .html: "html"
         case .tap: "tap"
+        case .badge: "svg"
         }
         return "session-conformance-report.\(fileExtension)"
     }
@@ -24,6 +25,7 @@ public enum ReportFormat: String, Sendable, CaseIterable {
         case .markdown: MarkdownReportWriter.render(report)
         case .html: HTMLReportWriter.render(report)
         case .tap: TAPReportWriter.render(report)
+        case .badge: BadgeWriter.render(report)
         }
     }
 }

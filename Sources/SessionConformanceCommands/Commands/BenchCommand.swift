@@ -23,7 +23,7 @@ enum BenchCommand: Command {
         """
     static let options = [
         OptionSpec(name: "repeat", kind: .value(placeholder: "N"), help: "Runs of each measurement (default 5)."),
-        OptionSpec(name: "spec-root", kind: .value(placeholder: "DIR"), help: "The spec folder (default Specs)."),
+        OptionSpec(name: "spec-root", kind: .value(placeholder: "DIR"), help: "The spec folder (default Specs, else the Specs beside the executable)."),
         OptionSpec(name: "adapter", kind: .value(placeholder: "COMMAND"),
                    help: "Measure this adapter with and without 'reset' instead (repeatable)."),
     ]
@@ -31,7 +31,7 @@ enum BenchCommand: Command {
     static func run(_ arguments: ParsedArguments, console: any Console) throws -> ExitCode {
         let repeats = Int(arguments.value("repeat") ?? "5") ?? 0
         guard repeats >= 1 else { throw UsageError("--repeat takes a whole number of at least 1") }
-        let specRoot = arguments.value("spec-root") ?? "Specs"
+        let specRoot = arguments.value("spec-root") ?? DefaultSpecRoot.path
         let lint = SpecLinter.lint(paths: [specRoot], specRoot: specRoot, checkedInvariants: Oracles.checkedInvariants)
         guard lint.errorCount == 0 else {
             console.err(lint.rendered())

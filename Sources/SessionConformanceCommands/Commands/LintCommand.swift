@@ -15,12 +15,12 @@ enum LintCommand: Command {
         """
     static let options = [
         OptionSpec(name: "spec-root", kind: .value(placeholder: "DIR"),
-                   help: "The spec folder single files are checked against (default: Specs)."),
+                   help: "The spec folder single files are checked against (default: Specs, else the Specs beside the executable)."),
         OptionSpec(name: "quiet", kind: .flag, help: "Print errors only, no summary."),
     ]
 
     static func run(_ arguments: ParsedArguments, console: any Console) throws -> ExitCode {
-        let result = SpecLinter.lint(paths: arguments.positionals, specRoot: arguments.value("spec-root") ?? "Specs",
+        let result = SpecLinter.lint(paths: arguments.positionals, specRoot: arguments.value("spec-root") ?? DefaultSpecRoot.path,
                                        checkedInvariants: Oracles.checkedInvariants)
         let rendered = result.rendered()
         if !rendered.isEmpty { console.err(rendered) }

@@ -18,7 +18,7 @@ enum MergeCommand: Command {
         """
     static let options = [
         OptionSpec(name: "report", kind: .value(placeholder: "FORMAT[=PATH]"),
-                   help: "Write the merged report: json, junit, markdown, html or tap (repeatable)."),
+                   help: "Write the merged report: json, junit, markdown, html, tap or badge (repeatable)."),
     ]
 
     static func run(_ arguments: ParsedArguments, console: any Console) throws -> ExitCode {

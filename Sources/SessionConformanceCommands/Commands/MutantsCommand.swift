@@ -25,7 +25,7 @@ enum MutantsCommand: Command {
         OptionSpec(name: "variant", kind: .value(placeholder: "NAME"), help: "Run only this variant (repeatable)."),
         OptionSpec(name: "jobs", kind: .value(placeholder: "N"), help: "Cases run in parallel within each run (default 1)."),
         OptionSpec(name: "seed", kind: .value(placeholder: "N"), help: "The world's seed (default 1)."),
-        OptionSpec(name: "spec-root", kind: .value(placeholder: "DIR"), help: "The spec folder (default Specs)."),
+        OptionSpec(name: "spec-root", kind: .value(placeholder: "DIR"), help: "The spec folder (default Specs, else the Specs beside the executable)."),
         OptionSpec(name: "verbose", kind: .flag, help: "Also print each finding of each variant."),
         OptionSpec(name: "list", kind: .flag, help: "List the variants and their defects, and run nothing."),
     ]
@@ -65,7 +65,7 @@ enum MutantsCommand: Command {
             }
             mutants = mutants.filter { names.contains($0.name) }
         }
-        let specRoot = arguments.value("spec-root") ?? "Specs"
+        let specRoot = arguments.value("spec-root") ?? DefaultSpecRoot.path
         let lint = SpecLinter.lint(paths: [specRoot], specRoot: specRoot, checkedInvariants: Oracles.checkedInvariants)
         guard lint.errorCount == 0 else {
             console.err(lint.rendered())

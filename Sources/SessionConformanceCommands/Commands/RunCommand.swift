@@ -8,7 +8,7 @@ import SpecModel
 enum RunCommand: Command {
     static let name = "run"
     static let summary = "Run the acceptance cases against a client and report per requirement."
-    static let usage = "session-conformance run [--adapter COMMAND [--no-reset] [--loopback-port PORT]] [--connection in-process|process] [--case ID]... [--filter PATTERN]... [--requirement ID]... [--rerun-failed REPORT.json] [--seed N] [--timeout SECONDS] [--jobs N] [--report FORMAT[=PATH]]... [--expected-failures FILE] [--shard I/N]"
+    static let usage = "session-conformance run [--adapter COMMAND [--no-reset] [--loopback-port PORT]] [--connection in-process|process] [--case ID]... [--filter PATTERN]... [--requirement ID]... [--rerun-failed REPORT.json] [--seed N] [--timeout SECONDS] [--jobs N] [--report FORMAT[=PATH]]... [--expected-failures FILE] [--write-expected-failures FILE] [--shard I/N]"
     static let discussion = """
         Without --adapter, the built-in reference implementation (SessionKit) is certified, in-process by
         default or as its own process with --connection process. --adapter runs an external client: the
@@ -20,8 +20,9 @@ enum RunCommand: Command {
         relaunch starts a new one. --no-reset starts a process per case anyway.
 
         Reports: --report FORMAT[=PATH], repeatable, writes the run's compliance report as json, junit,
-        markdown, html or tap (default path session-conformance-report.FORMAT, .junit.xml and .md for junit
-        and markdown). Each says which suite and spec (a SHA-256 digest of the spec folder) it certifies
+        markdown, html, tap or badge (default path session-conformance-report.FORMAT, .junit.xml, .md and
+        .svg for junit, markdown and badge; badge is a shields-style SVG of the certification verdict for a
+        README). Each says which suite and spec (a SHA-256 digest of the spec folder) it certifies
         against, the client and its capabilities, the seed, each requirement's status with its evidence and
         reproduce command, each case with its duration and trace (tokens as handles), and a certification
         verdict per profile: core, and core plus each optional capability.
@@ -75,12 +76,14 @@ enum RunCommand: Command {
         OptionSpec(name: "timeout", kind: .value(placeholder: "SECONDS"),
                    help: "How long one step may take, however much the adapter sends, before the case errors (default 10)."),
         OptionSpec(name: "jobs", kind: .value(placeholder: "N"), help: "Cases run in parallel (default 1)."),
-        OptionSpec(name: "spec-root", kind: .value(placeholder: "DIR"), help: "The spec folder (default Specs)."),
+        OptionSpec(name: "spec-root", kind: .value(placeholder: "DIR"), help: "The spec folder (default Specs, else the Specs beside the executable)."),
         OptionSpec(name: "verbose", kind: .flag, help: "List every requirement, informative ones included."),
         OptionSpec(name: "report", kind: .value(placeholder: "FORMAT[=PATH]"),
-                   help: "Write a report: json, junit, markdown, html or tap (repeatable)."),
+                   help: "Write a report: json, junit, markdown, html, tap or badge (repeatable)."),
         OptionSpec(name: "expected-failures", kind: .value(placeholder: "FILE"),
                    help: "YAML list of requirement or case IDs expected to fail, each with a reason."),
+        OptionSpec(name: "write-expected-failures", kind: .value(placeholder: "FILE"),
+                   help: "Write every failed or warned requirement, with its first finding, as an expected-failures file."),
         OptionSpec(name: "allow-unexpected-passes", kind: .flag,
                    help: "An expected failure that passes is reported but does not fail the run."),
         OptionSpec(name: "shard", kind: .value(placeholder: "I/N"), help: "Run only the I-th of N parts of the cases."),
@@ -105,7 +108,7 @@ enum RunCommand: Command {
         guard traceLimit >= 0 else { throw UsageError("--trace-limit must be 0 (no limit) or more") }
         guard jobs >= 1 else { throw UsageError("--jobs must be at least 1") }
         guard timeout >= 1 else { throw UsageError("--timeout must be at least 1 second") }
-        let specRoot = arguments.value("spec-root") ?? "Specs"
+        let specRoot = arguments.value("spec-root") ?? DefaultSpecRoot.path
         let lint = SpecLinter.lint(paths: [specRoot], specRoot: specRoot, checkedInvariants: Oracles.checkedInvariants)
         guard lint.errorCount == 0 else {
             console.err(lint.rendered())
@@ -151,6 +154,7 @@ enum RunCommand: Command {
         let summary = TextSummaryWriter.render(report, verbose: arguments.flags.contains("verbose"))
         console.out(console.colors ? ConsoleStyle.colorize(summary) : summary)
         let failedWrite = try writeReports(report, requests, console: console)
+            ?? writeExpectedFailures(report, arguments, console: console)
         if let interrupted = signals.exitCode {
             console.err("run: stopped by a signal after \(report.cases.count) cases; the run is incomplete\n")
             return interrupted
@@ -228,8 +232,7 @@ enum RunCommand: Command {
 /// Where the reference adapter executable is: beside this executable, as SwiftPM builds them.
 enum ReferenceAdapterExecutable {
     static var commandLine: String {
-        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        let sibling = executable.deletingLastPathComponent().appendingPathComponent("session-conformance-reference-adapter")
+        let sibling = ExecutableLocation.directory.appendingPathComponent("session-conformance-reference-adapter")
         // `exec`: the shell becomes the adapter instead of waiting on it as a second process.
         return "exec '" + sibling.path.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }

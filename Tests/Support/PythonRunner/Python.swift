@@ -56,3 +56,20 @@ public enum Python {
         }
     }
 }
+
+extension Python {
+    /// Whether python3 with jsonschema is usable, probed once. Tests that need it are skipped with
+    /// `jsonSchemaSkipReason` when it is not, unless `toolsRequired` (then they run and fail with
+    /// `requireJSONSchema`'s instructions).
+    public static let hasJSONSchema: Bool = (try? requireJSONSchema(for: "probe")) != nil
+
+    /// SESSION_CONFORMANCE_REQUIRE_TOOLS=1, set by .ci/run after installing the optional tools.
+    public static var toolsRequired: Bool {
+        ProcessInfo.processInfo.environment["SESSION_CONFORMANCE_REQUIRE_TOOLS"] == "1"
+    }
+
+    public static let jsonSchemaSkipReason = """
+        skipped: needs python3 with jsonschema (pip install jsonschema, or apt-get install python3-jsonschema); \
+        SESSION_CONFORMANCE_REQUIRE_TOOLS=1 makes this a failure
+        """
+}

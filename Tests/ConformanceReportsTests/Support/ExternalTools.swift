@@ -1,0 +1,43 @@
+import Foundation
+import Testing
+
+/// Optional programs some report tests check their output with. When one is missing the test is skipped
+/// and swift-testing prints the reason, so `swift test` passes with only the toolchain and libyaml; with
+/// SESSION_CONFORMANCE_REQUIRE_TOOLS=1 (set by .ci/run after installing them) the test runs and fails.
+enum ExternalTool: String, CaseIterable, Sendable {
+    case xmllint, chromium, perl, jsonschema
+
+    var install: String {
+        switch self {
+        case .xmllint: "xmllint (apt-get install libxml2-utils; macOS ships it)"
+        case .chromium: "headless Chromium (apt-get install chromium; macOS: Google Chrome or Chromium)"
+        case .perl: "perl with TAP::Parser (apt-get install perl; macOS ships it)"
+        case .jsonschema: "python3 with jsonschema (pip install jsonschema, or apt-get install python3-jsonschema)"
+        }
+    }
+
+    var isAvailable: Bool {
+        switch self {
+        case .xmllint: Program.available("xmllint") != nil
+        case .chromium: Chromium.executable != nil
+        case .perl: Program.available("perl") != nil
+        case .jsonschema: Self.pythonHasJSONSchema
+        }
+    }
+
+    private static let pythonHasJSONSchema: Bool = {
+        guard let python = Program.available("python3") else { return false }
+        return (try? Program.run(python, ["-c", "import jsonschema"]).status) == 0
+    }()
+
+    static var required: Bool { ProcessInfo.processInfo.environment["SESSION_CONFORMANCE_REQUIRE_TOOLS"] == "1" }
+}
+
+extension Trait where Self == ConditionTrait {
+    /// Runs the test when every tool is installed, or when SESSION_CONFORMANCE_REQUIRE_TOOLS=1; skips it
+    /// with the tools to install otherwise.
+    static func needs(_ tools: ExternalTool...) -> Self {
+        .enabled(if: ExternalTool.required || tools.allSatisfy(\.isAvailable),
+                 "skipped: needs \(tools.map(\.install).joined(separator: " and ")); SESSION_CONFORMANCE_REQUIRE_TOOLS=1 makes this a failure")
+    }
+}

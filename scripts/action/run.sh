@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The GitHub Action's run step (action.yml): runs the suite (or one shard, or merges shards) and writes
+# the reports. It never fails the step itself: it records the exit code for the last step, so the reports
+# are uploaded and commented first.
+# Inputs (environment): ADAPTER, REPORTS (folder), EXPECTED_FAILURES (file, optional), SHARD (I/N,
+# optional), MERGE (a glob of shard JSON reports, optional: merge instead of run), GITHUB_OUTPUT.
+set -uo pipefail
+
+reports="${REPORTS:-conformance-report}"
+mkdir -p "$reports"
+expected=()
+[ -n "${EXPECTED_FAILURES:-}" ] && expected=(--expected-failures "$EXPECTED_FAILURES")
+
+if [ -n "${MERGE:-}" ]; then
+    # shellcheck disable=SC2086  # the glob is meant to expand
+    session-conformance merge $MERGE \
+        --report "json=$reports/report.json" --report "junit=$reports/report.junit.xml" \
+        --report "markdown=$reports/report.md" --report "html=$reports/report.html" \
+        --report "badge=$reports/badge.svg"
+    status=$?
+elif [ -n "${SHARD:-}" ]; then
+    # A shard's JSON is all `merge` needs; its name carries the shard index.
+    session-conformance run --adapter "$ADAPTER" --shard "$SHARD" "${expected[@]}" \
+        --report "json=$reports/shard-${SHARD%%/*}.json"
+    status=$?
+else
+    session-conformance run --adapter "$ADAPTER" "${expected[@]}" \
+        --report "json=$reports/report.json" --report "junit=$reports/report.junit.xml" \
+        --report "markdown=$reports/report.md" --report "html=$reports/report.html" \
+        --report "badge=$reports/badge.svg"
+    status=$?
+fi
+echo "exit-code=$status" >> "${GITHUB_OUTPUT:-/dev/null}"
+artifact="conformance-report"
+[ -n "${SHARD:-}" ] && [ -z "${MERGE:-}" ] && artifact="conformance-shard-${SHARD%%/*}"
+echo "artifact=$artifact" >> "${GITHUB_OUTPUT:-/dev/null}"
+if [ -f "$reports/report.md" ]; then
+    echo "markdown=$reports/report.md" >> "${GITHUB_OUTPUT:-/dev/null}"
+    [ -n "${GITHUB_STEP_SUMMARY:-}" ] && cat "$reports/report.md" >> "$GITHUB_STEP_SUMMARY"
+fi
+exit 0
