@@ -4,7 +4,7 @@ import SessionKitTesting
 import Testing
 
 /// Behaviour 7: caches are keyed by account ID, not only by path; after a switch nothing of A is visible.
-@Suite("Caches are keyed by account", .timeLimit(.minutes(1)))
+@Suite("Caches are keyed by account", .timeLimit(.minutes(10)))
 struct AccountCacheTests {
     @Test("Entries are stored under the account and A's are removed on switch")
     func keyedByAccountAndClearedOnSwitch() async throws {

@@ -5,7 +5,7 @@ import Testing
 
 /// Behaviour 12: tokens background work needs are stored after-first-unlock; a locked device defers the
 /// refresh and does not sign out.
-@Suite("Background refresh survives a locked device", .timeLimit(.minutes(1)))
+@Suite("Background refresh survives a locked device", .timeLimit(.minutes(10)))
 struct BackgroundRefreshTests {
     @Test("Every token write uses the after-first-unlock accessibility class")
     func afterFirstUnlock() async throws {

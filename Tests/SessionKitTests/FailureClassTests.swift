@@ -5,7 +5,7 @@ import Testing
 
 /// Behaviour 4: only an explicit rejection signs out; timeouts, 5xx, offline and lost connections keep
 /// the session and retry with bounded exponential backoff and jitter from the injected clock and randomness.
-@Suite("Only explicit rejection signs out", .timeLimit(.minutes(1)))
+@Suite("Only explicit rejection signs out", .timeLimit(.minutes(10)))
 struct FailureClassTests {
     static let retryable: [(WorldHTTPServer.Fault, FailureClass)] = [
         (.status(503), .serverError),

@@ -6,7 +6,7 @@ import Testing
 /// Behaviour 3: the new pair is written to secure storage as one unit before the shared refresh resolves
 /// and before any request uses it; the rotated refresh token is never sent again; process death at any
 /// point of the refresh leaves a usable session.
-@Suite("New tokens are persisted before use", .timeLimit(.minutes(1)))
+@Suite("New tokens are persisted before use", .timeLimit(.minutes(10)))
 struct PersistBeforeUseTests {
     @Test("The pair is written as one item, and nothing uses it until the write completes")
     func writtenAsOneUnitBeforeUse() async throws {

@@ -6,7 +6,7 @@ import Testing
 /// Behaviour 5: a rejected refresh or revoked session is one transition that clears credentials, the
 /// account's cache and pending operations together, cancels pending requests with a clear error, and
 /// shows exactly one sign-in prompt.
-@Suite("Rejection is one transition", .timeLimit(.minutes(1)))
+@Suite("Rejection is one transition", .timeLimit(.minutes(10)))
 struct RejectionTransitionTests {
     @Test("A rejected refresh clears everything at once and prompts once")
     func rejectedRefreshIsOneTransition() async throws {

@@ -5,7 +5,7 @@ import Testing
 
 /// Behaviour 1: launch goes through `restoring`; a stored token is not enough; locked storage keeps
 /// restoring; no private content before validation except what the offline policy declares.
-@Suite("Launch goes through restoring", .timeLimit(.minutes(1)))
+@Suite("Launch goes through restoring", .timeLimit(.minutes(10)))
 struct RestoreThroughRestoringTests {
     @Test("A stored session is validated with the server before authenticated")
     func storedSessionIsValidatedFirst() async throws {

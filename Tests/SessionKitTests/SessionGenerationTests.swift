@@ -5,7 +5,7 @@ import Testing
 
 /// Behaviour 6: the generation increments on sign-out and account switch; every request, response and
 /// refresh result is tagged; results of an older generation are never written to storage, cache or UI.
-@Suite("Session generation discards stale results", .timeLimit(.minutes(1)))
+@Suite("Session generation discards stale results", .timeLimit(.minutes(10)))
 struct SessionGenerationTests {
     @Test("The generation increments on sign-out and on account switch")
     func generationIncrements() async throws {

@@ -5,7 +5,7 @@ import Testing
 
 /// Behaviour 8: sign-in validates input before any request, then logs in, persists, fetches the
 /// profile and enters `authenticated` in a new generation.
-@Suite("Sign-in validates input first", .timeLimit(.minutes(1)))
+@Suite("Sign-in validates input first", .timeLimit(.minutes(10)))
 struct SignInTests {
     static let invalidEmails = ["", "alice", "alice@", "@example.com", "alice@example", "alice@@example.com", "al ice@example.com", "alice@example..com", "alice@.example.com"]
 

@@ -6,7 +6,7 @@ import Testing
 /// Behaviour 9: sign-out blocks new requests and clears sensitive state at once; remote revocation is
 /// attempted and, offline, queued in secure storage (refresh token only), survives process death and is
 /// retried later, while the app already behaves signed out.
-@Suite("Sign-out blocks, clears and revokes", .timeLimit(.minutes(1)))
+@Suite("Sign-out blocks, clears and revokes", .timeLimit(.minutes(10)))
 struct SignOutTests {
     @Test("Sign-out blocks requests at once, clears storage and cache, and revokes the refresh token")
     func signOutOnline() async throws {

@@ -6,7 +6,7 @@ import Testing
 /// Behaviour 2: one refresh in flight per account, shared by every caller; each request retried once;
 /// an outdated 401 retried with the current token; the refresh never goes through the 401 handling; a
 /// cancelled waiter does not cancel the shared refresh.
-@Suite("One refresh in flight per account", .timeLimit(.minutes(1)))
+@Suite("One refresh in flight per account", .timeLimit(.minutes(10)))
 struct SingleFlightRefreshTests {
     /// Sends `count` fetches with the (server-expired) access token, holding them until all are at the
     /// server and the refresh until all have joined it, then releases everything.

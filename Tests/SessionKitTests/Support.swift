@@ -98,7 +98,9 @@ func startFetch(_ client: SessionClient, _ resource: String) -> Task<ResourceCon
 }
 
 /// Awaits `task`, cancelling it when the test is cancelled (time limit), so a broken client fails the
-/// test instead of hanging it.
+/// test instead of hanging it. Each suite's time limit is such a hang guard, never a speed target: it is
+/// sized to a whole `swift test` run (10 minutes), because on a 2-core machine the tests that wait for
+/// subprocesses in the same process can hold the cooperative pool's threads for minutes.
 func finished<T: Sendable>(_ task: Task<T, Never>) async -> T {
     await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
 }
