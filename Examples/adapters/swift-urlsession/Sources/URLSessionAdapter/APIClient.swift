@@ -23,6 +23,9 @@ enum APIError: Error {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        // For the adapter, not the app: a request queued behind URLSession's per-host limit (6) has not
+        // reached the server, yet the host counts it started; so no queue.
+        configuration.httpMaximumConnectionsPerHost = 4096
         self.session = URLSession(configuration: configuration)
         self.baseURL = baseURL
         self.refresher = refresher
@@ -62,6 +65,11 @@ enum APIError: Error {
     private func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
         var request = request
         if let cause = Host.shared.cause { request.setValue(cause, forHTTPHeaderField: "X-Conformance-Cause") }
+        #if canImport(FoundationNetworking)
+        // For the adapter, not the app: FoundationNetworking's libcurl silently re-sends a request whose reused
+        // connection was reset, which the host could not count; a fresh connection per request has no resend.
+        request.setValue("close", forHTTPHeaderField: "Connection")
+        #endif
         Host.shared.requestStarted()
         defer { Host.shared.responseDelivered() }
         do {
