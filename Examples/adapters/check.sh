@@ -8,11 +8,14 @@
 #   Examples/adapters/check.sh                   # all of them
 #   Examples/adapters/check.sh python java       # some
 #
+# swift-urlsession is its own Swift package beside the suite's; it is built here (swift build, once per run)
+# before it runs.
 # python-loopback is the Python example in loopback mode (real HTTP through urllib): the same client, so the
 # same verdicts as in message mode, from the same expected.yaml.
 #   SESSION_CONFORMANCE=path/to/binary Examples/adapters/check.sh
 #
-# Needs: python3; node and Debian's node-axios (javascript); a JDK and libokhttp-java (java).
+# Needs: python3; node and Debian's node-axios (javascript); a JDK and libokhttp-java (java); the Swift
+# toolchain (swift-urlsession).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -25,12 +28,15 @@ adapter_command() {
         python-loopback) echo "python3 Examples/adapters/python/adapter.py --http loopback" ;;
         javascript) echo "NODE_PATH=/usr/share/nodejs node Examples/adapters/javascript/adapter.js" ;;
         java) echo "Examples/adapters/java/run.sh" ;;
-        *) echo "check: unknown adapter '$1' (python, python-loopback, javascript, java)" >&2; exit 2 ;;
+        swift-urlsession)
+            swift build --package-path Examples/adapters/swift-urlsession >&2 || { echo "check: swift-urlsession: the build failed" >&2; exit 2; }
+            echo "Examples/adapters/swift-urlsession/.build/debug/URLSessionAdapter" ;;
+        *) echo "check: unknown adapter '$1' (python, python-loopback, javascript, java, swift-urlsession)" >&2; exit 2 ;;
     esac
 }
 
 adapters=("$@")
-[ ${#adapters[@]} -gt 0 ] || adapters=(python python-loopback javascript java)
+[ ${#adapters[@]} -gt 0 ] || adapters=(python python-loopback javascript java swift-urlsession)
 failed=0
 for name in "${adapters[@]}"; do
     command=$(adapter_command "$name")

@@ -124,10 +124,12 @@ public final class Adapter {
     static final class TokenAuthenticator implements Authenticator {
         private final TokenStore tokenStore;
         private final AuthApi authApi;
+        private final App app; // for reporting: the app this authenticator belongs to, not the one after a reset
 
-        TokenAuthenticator(TokenStore tokenStore, AuthApi authApi) {
+        TokenAuthenticator(TokenStore tokenStore, AuthApi authApi, App app) {
             this.tokenStore = tokenStore;
             this.authApi = authApi;
+            this.app = app;
         }
 
         @Override
@@ -191,6 +193,7 @@ public final class Adapter {
 
         void welcome() {
             OkHttpClient base = new OkHttpClient.Builder()
+                    .addInterceptor(host.currentSessionOnly())
                     .addInterceptor(chain -> { // names the command a request serves (the runner's header)
                         String cause = host.cause();
                         Request request = chain.request();
@@ -205,7 +208,7 @@ public final class Adapter {
                         Request request = chain.request();
                         return chain.proceed(token == null ? request : request.newBuilder().header("Authorization", "Bearer " + token).build());
                     })
-                    .authenticator(new TokenAuthenticator(tokenStore, authApi))
+                    .authenticator(new TokenAuthenticator(tokenStore, authApi, this))
                     .build();
         }
 
@@ -334,13 +337,14 @@ public final class Adapter {
         }
     }
 
-    static final App app = new App();
+    /** The client; `reset` replaces it, as a new process would start with a new one. */
+    static volatile App app = new App();
 
     public static void main(String[] arguments) throws IOException {
         Map<String, Object> implementation = Json.map("name", "okhttp-token-authenticator", "version", "1.0.0",
                 "language", "Java", "platform", "jvm-" + System.getProperty("java.version") + " okhttp-3.13");
         host.run(Json.map("type", "hello", "protocol", 1L, "implementation", implementation,
-                        "capabilities", new java.util.ArrayList<>(), "http", "loopback"),
-                app::perform, welcome -> app.welcome());
+                        "capabilities", new java.util.ArrayList<>(java.util.List.of("reset")), "http", "loopback"),
+                command -> app.perform(command), welcome -> app.welcome(), () -> app = new App());
     }
 }

@@ -21,15 +21,32 @@ import okhttp3.Interceptor;
  * number of requests started (httpStarted), counted by a network interceptor around every attempt OkHttp
  * makes (its own silent retries included). Client code must not hold a Java lock while it waits for the
  * runner (a thread blocked on that lock would count as busy forever).
+ *
+ * Reset (the `reset` capability): the runner keeps this process across cases and sends `reset` between them.
+ * All that a case counts lives in a {@link Session}; `reset` starts a new one. Every client thread belongs to
+ * the session it was started in (OkHttp runs interceptors and the authenticator on the calling thread), so a
+ * thread left from the previous case (blocked in OkHttp, or woken by the reset) updates only its own session's
+ * counters, sends nothing, waits for no reply and starts no request.
  */
 final class Host {
+    /** What one case (one `hello`) counts. */
+    private static final class Session {
+        final Map<String, CompletableFuture<Map<String, Object>>> waiting = new HashMap<>();
+        int nextEffect;
+        int busy;
+        int started;
+        int finished;
+    }
+
+    /** What a thread of a previous session gets when it tries to reach the runner. */
+    static final class StaleSession extends RuntimeException {
+        StaleSession() { super("the case this thread served has ended"); }
+    }
+
     private final Object lock = new Object();
-    private final Map<String, CompletableFuture<Map<String, Object>>> waiting = new HashMap<>();
+    private Session session = new Session();
+    private final ThreadLocal<Session> owner = new ThreadLocal<>();
     private final PrintStream out;
-    private int nextEffect;
-    private int busy;
-    private int started;
-    private int finished;
     volatile double wall;
     volatile double monotonic;
     volatile String baseURL;
@@ -39,7 +56,21 @@ final class Host {
         out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), false, StandardCharsets.UTF_8);
     }
 
+    /** The session of the calling thread: its own for a client thread, the current one for the main thread. */
+    private Session mine() {
+        Session own = owner.get();
+        return own == null ? session : own;
+    }
+
+    /** Sends an event; one of a previous session's thread is dropped. */
     void send(Map<String, Object> message) {
+        synchronized (lock) {
+            if (mine() != session) return;
+            write(message);
+        }
+    }
+
+    private void write(Map<String, Object> message) {
         synchronized (out) {
             out.print(Json.write(message));
             out.print('\n');
@@ -51,34 +82,52 @@ final class Host {
     Map<String, Object> effect(Map<String, Object> message) {
         CompletableFuture<Map<String, Object>> reply = new CompletableFuture<>();
         synchronized (lock) {
-            nextEffect += 1;
-            String id = "e" + nextEffect;
+            Session mine = mine();
+            if (mine != session) throw new StaleSession();
+            mine.nextEffect += 1;
+            String id = "e" + mine.nextEffect;
             message.put("id", id);
-            waiting.put(id, reply);
-            send(message);
-            busy -= 1;
+            mine.waiting.put(id, reply);
+            write(message);
+            mine.busy -= 1;
             lock.notifyAll();
         }
-        return reply.join();
+        try {
+            return reply.join();
+        } catch (java.util.concurrent.CompletionException reset) {
+            throw new StaleSession();
+        }
     }
 
     /** The command the current thread serves, for the X-Conformance-Cause header. */
     String cause() { return cause.get(); }
 
+    /** An application interceptor: a request of a previous session's thread fails before it connects. */
+    Interceptor currentSessionOnly() {
+        return chain -> {
+            synchronized (lock) {
+                if (mine() != session) throw new java.io.IOException("the case this request served has ended");
+            }
+            return chain.proceed(chain.request());
+        };
+    }
+
     /** Counts every network attempt: started before it goes out, finished when its response headers arrive. */
     Interceptor countingInterceptor() {
         return chain -> {
+            Session mine;
             synchronized (lock) {
-                started += 1;
-                busy -= 1;
+                mine = mine();
+                mine.started += 1;
+                mine.busy -= 1;
                 lock.notifyAll();
             }
             try {
                 return chain.proceed(chain.request());
             } finally {
                 synchronized (lock) {
-                    finished += 1;
-                    busy += 1;
+                    mine.finished += 1;
+                    mine.busy += 1;
                     lock.notifyAll();
                 }
             }
@@ -87,7 +136,7 @@ final class Host {
 
     /** Reads runner messages until stdin ends. */
     void run(Map<String, Object> hello, Function<Map<String, Object>, Object> perform,
-             java.util.function.Consumer<Map<String, Object>> welcome) throws IOException {
+             java.util.function.Consumer<Map<String, Object>> welcome, Runnable reset) throws IOException {
         send(hello);
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         String line;
@@ -109,11 +158,24 @@ final class Host {
                 case "clock":
                     setClock(message);
                     break;
+                case "reset": {
+                    // A new session, as a new process would have. Threads waiting for a reply of the old one wake
+                    // up with StaleSession and end; the client object is replaced by the caller's `reset`.
+                    Session old;
+                    synchronized (lock) {
+                        old = session;
+                        session = new Session();
+                    }
+                    old.waiting.values().forEach(reply -> reply.completeExceptionally(new StaleSession()));
+                    reset.run();
+                    send(hello);
+                    break;
+                }
                 case "reply": {
                     CompletableFuture<Map<String, Object>> reply;
                     synchronized (lock) {
-                        reply = waiting.remove((String) message.get("id"));
-                        if (reply != null) busy += 1;
+                        reply = session.waiting.remove((String) message.get("id"));
+                        if (reply != null) session.busy += 1;
                     }
                     if (reply != null) reply.complete(message);
                     break;
@@ -124,7 +186,7 @@ final class Host {
                 case "barrier": {
                     long answered = message.get("httpAnswered") == null ? 0 : ((Number) message.get("httpAnswered")).longValue();
                     synchronized (lock) {
-                        while (busy > 0 || finished < answered) {
+                        while (session.busy > 0 || session.finished < answered) {
                             try {
                                 lock.wait();
                             } catch (InterruptedException e) {
@@ -132,7 +194,7 @@ final class Host {
                                 return;
                             }
                         }
-                        send(Json.map("type", "barrier", "id", message.get("id"), "httpStarted", (long) started));
+                        write(Json.map("type", "barrier", "id", message.get("id"), "httpStarted", (long) session.started));
                     }
                     break;
                 }
@@ -144,8 +206,13 @@ final class Host {
     }
 
     private void startCommand(Map<String, Object> command, Function<Map<String, Object>, Object> perform) {
-        synchronized (lock) { busy += 1; }
+        Session mine;
+        synchronized (lock) {
+            mine = session;
+            mine.busy += 1;
+        }
         Thread thread = new Thread(() -> {
+            owner.set(mine);
             cause.set((String) command.get("id"));
             Map<String, Object> result = Json.map("type", "result", "id", command.get("id"));
             try {
@@ -160,8 +227,8 @@ final class Host {
                 result.put("error", Json.map("code", "internalError", "message", error.getClass().getSimpleName(), "definite", true));
             }
             synchronized (lock) {
-                send(result);
-                busy -= 1;
+                if (mine == session) write(result);
+                mine.busy -= 1;
                 lock.notifyAll();
             }
         }, "command-" + command.get("id"));
