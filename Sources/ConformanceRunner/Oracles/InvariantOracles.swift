@@ -79,16 +79,19 @@ struct RetriesWaitForTheRefresh: Oracle {
     func check(_ context: OracleContext) -> [Finding] {
         let index = context.index
         var findings: [Finding] = []
-        let refreshes = index.exchanges.filter(\.isRefresh)
+        // Indexed once: the app requests of each command, and the refreshes with when each settled.
+        var sends: [String: [TraceIndex.Exchange]] = [:]
+        for exchange in index.exchanges where !exchange.isAuthEndpoint {
+            if let cause = exchange.cause { sends["\(exchange.instance)/\(cause)", default: []].append(exchange) }
+        }
+        let refreshes = index.exchanges.filter(\.isRefresh).map { ($0, settled($0, index)) }
         for refused in index.exchanges where refused.status == 401 && !refused.isAuthEndpoint {
             guard let cause = refused.cause, let replied = refused.replyEvent,
-                  let retry = index.exchanges.first(where: {
-                      $0.instance == refused.instance && $0.cause == cause && !$0.isAuthEndpoint && $0.event > replied
-                  }) else { continue }
-            let pending = refreshes.first { refresh in
-                refresh.instance == refused.instance && refresh.event < retry.event
-                    && settled(refresh, index) > retry.event
-            }
+                  let retry = sends["\(refused.instance)/\(cause)"]?.first(where: { $0.event > replied })
+            else { continue }
+            let pending = refreshes.first { refresh, settled in
+                refresh.instance == refused.instance && refresh.event < retry.event && settled > retry.event
+            }?.0
             guard let pending else { continue }
             findings.append(context.finding(
                 requirements, id,

@@ -10,22 +10,23 @@ struct SingleRefreshInFlight: Oracle {
 
     func check(_ context: OracleContext) -> [Finding] {
         var findings: [Finding] = []
-        let refreshes = context.index.exchanges.filter(\.isRefresh)
-        for (position, refresh) in refreshes.enumerated() {
-            let family = refresh.presentedRefreshToken.flatMap { context.world.vault.token($0)?.family }
-            let overlapping = refreshes[..<position].filter { earlier in
-                earlier.instance == refresh.instance
-                    && (earlier.replyEvent.map { $0 > refresh.event } ?? !context.index.kills.contains {
-                        $0.instance == earlier.instance && $0.event < refresh.event
-                    })
-                    && earlier.presentedRefreshToken.flatMap { context.world.vault.token($0)?.family } == family
-            }
-            if let earlier = overlapping.first {
+        // One pass per session: the earlier refresh that stays in flight longest is the one a new refresh
+        // overlaps, if any does (linear, so a thousand concurrent refreshes cost a thousand steps).
+        struct Session: Hashable { let instance: Int; let family: Int? }
+        var longest: [Session: (refresh: TraceIndex.Exchange, settled: Int)] = [:]
+        for refresh in context.index.exchanges where refresh.isRefresh {
+            let session = Session(instance: refresh.instance,
+                                  family: refresh.presentedRefreshToken.flatMap { context.world.vault.token($0)?.family })
+            if let earlier = longest[session], earlier.settled > refresh.event {
                 findings.append(context.finding(
                     requirements, id,
-                    "a second refresh was sent while refresh #\(earlier.event) of the same session was still in flight",
-                    [earlier.event, refresh.event]))
+                    "a second refresh was sent while refresh #\(earlier.refresh.event) of the same session was still in flight",
+                    [earlier.refresh.event, refresh.event]))
             }
+            let settled = refresh.replyEvent ?? context.index.kills.first {
+                $0.instance == refresh.instance && $0.event > refresh.event
+            }?.event ?? .max
+            if settled > longest[session]?.settled ?? .min { longest[session] = (refresh, settled) }
         }
         return findings
     }
