@@ -30,6 +30,11 @@ struct ContentBelongsToCurrentAccount: Oracle {
             let current = index.transitions.last {
                 $0.instance == shown.instance && $0.event < shown.event && $0.message.account != nil
             }?.message.account.flatMap { WorldAccount.withID($0)?.name ?? $0 }
+            // The last session end before it, and whether the content's response arrived after that end: a
+            // late response of the ended session, not content the client kept.
+            let served = servedByContent[contentID]
+            let ended = index.sessionEnd(before: shown.event, instance: shown.instance)
+            let late = served.flatMap(\.replyEvent).map { delivered in ended.map { delivered > $0.event } ?? false } ?? false
             switch state {
             case "restoring":
                 // Only what a declared offline policy names, of the account last signed in, may show early.
@@ -55,15 +60,7 @@ struct ContentBelongsToCurrentAccount: Oracle {
                         [shown.event]))
                 }
             case "signedOut":
-                // A response of the ended session that arrived after it ended is a late response; anything
-                // else on screen is what sign-out should have cleared.
-                let ended = index.transitions.last {
-                    $0.instance == shown.instance && $0.event < shown.event
-                        && sessionEndingTransitions.contains($0.message.transition ?? "")
-                }
-                let late = servedByContent[contentID].flatMap(\.replyEvent).map { delivered in
-                    ended.map { delivered > $0.event } ?? false
-                } ?? false
+                // Anything on screen but a late response is what sign-out should have cleared.
                 findings.append(context.finding(
                     late ? ["EPOCH-DISCARD-STALE-RESPONSES"] : ["SIGNOUT-BLOCK-AND-CLEAR"], id,
                     late ? "\(owner)'s response that arrived after the session ended was shown while signed out"
@@ -74,17 +71,11 @@ struct ContentBelongsToCurrentAccount: Oracle {
                                                 "\(owner)'s private content was shown while signing in", [shown.event]))
             default:
                 guard let current, owner != current else { continue }
-                let served = servedByContent[contentID]
-                let switched = index.transitions.last {
-                    $0.instance == shown.instance && $0.event < shown.event
-                        && sessionEndingTransitions.contains($0.message.transition ?? "")
-                }
-                let stale = served.flatMap(\.replyEvent).map { delivered in switched.map { delivered > $0.event } ?? false } ?? false
                 findings.append(context.finding(
-                    stale ? ["EPOCH-DISCARD-STALE-RESPONSES"] : ["CACHE-PARTITION-BY-ACCOUNT"], id,
-                    stale ? "\(owner)'s late response was shown in \(current)'s session"
+                    late ? ["EPOCH-DISCARD-STALE-RESPONSES"] : ["CACHE-PARTITION-BY-ACCOUNT"], id,
+                    late ? "\(owner)'s late response was shown in \(current)'s session"
                         : "\(owner)'s cached content was shown in \(current)'s session",
-                    ([served?.replyEvent, switched?.event].compactMap { $0 } + [shown.event]).sorted()))
+                    ([served?.replyEvent, ended?.event].compactMap { $0 } + [shown.event]).sorted()))
             }
         }
         return findings

@@ -32,10 +32,7 @@ struct NoRequestWithEndedSessionToken: Oracle {
         }
         for exchange in index.exchanges where exchange.request.bearerToken != nil {
             guard index.state(before: exchange.event, instance: exchange.instance) == "signedOut" else { continue }
-            let end = index.transitions.last {
-                $0.instance == exchange.instance && $0.event < exchange.event
-                    && sessionEndingTransitions.contains($0.message.transition ?? "")
-            }
+            let end = index.sessionEnd(before: exchange.event, instance: exchange.instance)
             findings.append(context.finding(
                 [Self.requirement(endedBy: end?.message.transition)], id,
                 "an authenticated request (\(exchange.request.method) \(exchange.request.path)) was sent while signed out"

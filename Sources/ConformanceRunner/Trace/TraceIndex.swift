@@ -137,4 +137,11 @@ struct TraceIndex {
     func state(before number: Int, instance: Int) -> String? {
         transitions.last { $0.event < number && $0.instance == instance }?.message.to
     }
+
+    /// The last transition that ended a session in `instance` before event `number`.
+    func sessionEnd(before number: Int, instance: Int) -> Transition? {
+        transitions.last {
+            $0.instance == instance && $0.event < number && sessionEndingTransitions.contains($0.message.transition ?? "")
+        }
+    }
 }

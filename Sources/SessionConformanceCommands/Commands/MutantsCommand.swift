@@ -34,13 +34,18 @@ enum MutantsCommand: Command {
     struct Row {
         let mutant: Mutant
         let failed: Set<String>
-        let errored: [String]
         let result: RunResult
 
         var killed: Bool { !failed.isEmpty }
         var killedBy: [String] { mutant.expected.filter(failed.contains) }
         var expectedMet: Bool { killedBy.count == mutant.expected.count }
         var others: [String] { failed.subtracting(mutant.expected).sorted() }
+        var errored: [String] { cases(.error) }
+        var inconclusive: [String] { cases(.inconclusive) }
+
+        private func cases(_ status: CaseStatus) -> [String] {
+            result.outcomes.filter { $0.status == status }.map(\.caseID)
+        }
     }
 
     static func run(_ arguments: ParsedArguments, console: any Console) throws -> ExitCode {
@@ -84,8 +89,7 @@ enum MutantsCommand: Command {
             && control.outcomes.allSatisfy { $0.status == .pass || $0.status == .skipped }
         let rows = mutants.map { mutant in
             let result = suite(mutant.name, mutant.make)
-            return Row(mutant: mutant, failed: failedRequirements(result),
-                       errored: result.outcomes.filter { $0.status == .error }.map(\.caseID), result: result)
+            return Row(mutant: mutant, failed: failedRequirements(result), result: result)
         }
         if console.isTerminal { console.err("\r\u{1B}[K") }
 
@@ -107,11 +111,10 @@ enum MutantsCommand: Command {
         if !errored.isEmpty {
             lines.append("cases that errored: " + errored.map { "\($0.mutant.name) (\($0.errored.joined(separator: ", ")))" }.joined(separator: "; "))
         }
-        let inconclusive = rows.compactMap { row -> String? in
-            let cases = row.result.outcomes.filter { $0.status == .inconclusive }.map(\.caseID)
-            return cases.isEmpty ? nil : "\(row.mutant.name) (\(cases.joined(separator: ", ")))"
+        let inconclusive = rows.filter { !$0.inconclusive.isEmpty }
+        if !inconclusive.isEmpty {
+            lines.append("cases that were inconclusive: " + inconclusive.map { "\($0.mutant.name) (\($0.inconclusive.joined(separator: ", ")))" }.joined(separator: "; "))
         }
-        if !inconclusive.isEmpty { lines.append("cases that were inconclusive: " + inconclusive.joined(separator: "; ")) }
         let defects = rows.filter { $0.mutant.kind == .defect }
         if !defects.isEmpty {
             let superset = defects.map(\.others.count).reduce(0, +)
