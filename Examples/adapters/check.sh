@@ -14,8 +14,8 @@
 # same verdicts as in message mode, from the same expected.yaml.
 #   SESSION_CONFORMANCE=path/to/binary Examples/adapters/check.sh
 #
-# Needs: python3; node and Debian's node-axios (javascript); a JDK and libokhttp-java (java); the Swift
-# toolchain (swift-urlsession).
+# Needs: python3; node and Debian's node-axios (javascript); a JDK and libokhttp-java (java); a JDK and
+# libgoogle-oauth-client-java (java-google-oauth); the Swift toolchain (swift-urlsession).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -28,15 +28,16 @@ adapter_command() {
         python-loopback) echo "python3 Examples/adapters/python/adapter.py --http loopback" ;;
         javascript) echo "NODE_PATH=/usr/share/nodejs node Examples/adapters/javascript/adapter.js" ;;
         java) echo "Examples/adapters/java/run.sh" ;;
+        java-google-oauth) echo "Examples/adapters/java-google-oauth/run.sh" ;;
         swift-urlsession)
             swift build --package-path Examples/adapters/swift-urlsession >&2 || { echo "check: swift-urlsession: the build failed" >&2; exit 2; }
             echo "Examples/adapters/swift-urlsession/.build/debug/URLSessionAdapter" ;;
-        *) echo "check: unknown adapter '$1' (python, python-loopback, javascript, java, swift-urlsession)" >&2; exit 2 ;;
+        *) echo "check: unknown adapter '$1' (python, python-loopback, javascript, java, java-google-oauth, swift-urlsession)" >&2; exit 2 ;;
     esac
 }
 
 adapters=("$@")
-[ ${#adapters[@]} -gt 0 ] || adapters=(python python-loopback javascript java swift-urlsession)
+[ ${#adapters[@]} -gt 0 ] || adapters=(python python-loopback javascript java java-google-oauth swift-urlsession)
 failed=0
 for name in "${adapters[@]}"; do
     command=$(adapter_command "$name")

@@ -1,0 +1,568 @@
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import com.google.api.client.auth.oauth2.BearerToken;
+import com.google.api.client.auth.oauth2.ClientParametersAuthentication;
+import com.google.api.client.auth.oauth2.Credential;
+import com.google.api.client.auth.oauth2.CredentialRefreshListener;
+import com.google.api.client.auth.oauth2.PasswordTokenRequest;
+import com.google.api.client.auth.oauth2.StoredCredential;
+import com.google.api.client.auth.oauth2.TokenErrorResponse;
+import com.google.api.client.auth.oauth2.TokenResponse;
+import com.google.api.client.auth.oauth2.TokenResponseException;
+import com.google.api.client.http.GenericUrl;
+import com.google.api.client.http.HttpRequest;
+import com.google.api.client.http.HttpRequestFactory;
+import com.google.api.client.http.HttpResponse;
+import com.google.api.client.http.HttpResponseException;
+import com.google.api.client.http.UrlEncodedContent;
+import com.google.api.client.http.HttpTransport;
+import com.google.api.client.http.apache.ApacheHttpTransport;
+import com.google.api.client.json.JsonFactory;
+import com.google.api.client.json.gson.GsonFactory;
+import com.google.api.client.util.Clock;
+
+/**
+ * An app built on Google's OAuth client for Java (Debian's libgoogle-oauth-client-java 1.34.1 and
+ * libgoogle-http-client-java 1.42.0), used as it is: a `Credential` with the Authorization-header bearer
+ * method is each request's `HttpRequestInitializer`, so its `intercept` adds the token (refreshing first when
+ * it expires within a minute) and its `handleResponse` refreshes on a 401 and lets `HttpRequest` retry;
+ * `PasswordTokenRequest` signs in; the `Credential` refreshes with its own `RefreshTokenRequest` at the token
+ * server URL it was built with and tells a `CredentialRefreshListener`, which persists the new pair to secure
+ * storage. HTTP is the library's `NetHttpTransport` (HttpURLConnection) to the runner's loopback server.
+ *
+ * The app around the library (what any app on it must write): the session's states and generation, the
+ * launch restore (read storage, validate with GET /me), sign-in, sign-out with RFC 7009 revocation (the
+ * library has no revocation class: a POST through its transport), account switch, and a guard that lets no
+ * request of an ended session go out. Nothing of the library is subclassed or overridden; README.md says,
+ * requirement by requirement, what the suite finds.
+ */
+public final class Adapter {
+    static final Host host = new Host();
+    static final String CLIENT_ID = "conformance-example";
+    /** The item the credentials live in: google-oauth-client's data store id for StoredCredential. */
+    static final String STORE = StoredCredential.DEFAULT_DATA_STORE_ID;
+    static final JsonFactory JSON = GsonFactory.getDefaultInstance();
+
+    /** One signed-in session: its account, the library's Credential, and the request factory built on it. */
+    static final class Session {
+        final String account;
+        Credential credential;
+        HttpRequestFactory requests;
+
+        Session(String account) { this.account = account; }
+    }
+
+    /**
+     * The library's Apache transport (com.google.api.client.http.apache.ApacheHttpTransport, in
+     * google-http-client.jar) from its own Builder, retries off, with the connection pool widened: its
+     * default of 20 connections per route would queue the rest of a burst inside the pool, requests this
+     * adapter has counted as started that the runner never receives. Not NetHttpTransport: the JDK's
+     * HttpURLConnection re-sends a GET once, unseen, when its connection is reset (see README.md).
+     */
+    @SuppressWarnings("deprecation")
+    static HttpTransport newTransport() {
+        ApacheHttpTransport.Builder builder = new ApacheHttpTransport.Builder();
+        org.apache.http.conn.params.ConnManagerParams.setMaxTotalConnections(builder.getHttpParams(), 4096);
+        org.apache.http.conn.params.ConnManagerParams.setMaxConnectionsPerRoute(builder.getHttpParams(),
+                new org.apache.http.conn.params.ConnPerRouteBean(4096));
+        return builder.build();
+    }
+
+    static final class App {
+        private final HttpTransport transport = newTransport();
+        private GenericUrl tokenUrl;
+        private final ClientParametersAuthentication client = new ClientParametersAuthentication(CLIENT_ID, null);
+        /** The device's clock, from the runner: the library reads expiry through it (Credential.Builder#setClock). */
+        private final Clock deviceClock = () -> (long) (host.wall * 1000);
+
+        private String state = "restoring";
+        private long generation = 1;
+        private boolean launched;
+        private Session current;
+        private boolean online = true;
+        private boolean locked;
+        private final List<Host.Waiter> waitingForDevice = new ArrayList<>();
+        /** The secure-storage item as last written: credentials by account, refresh tokens to revoke. */
+        private Map<String, Object> record = newRecord();
+        private boolean revoking;
+        /** Request commands in flight, with the generation they started in. */
+        private final Map<String, Long> inFlight = new HashMap<>();
+
+        void welcome() {
+            tokenUrl = new GenericUrl(host.baseURL + "/oauth/token");
+        }
+
+        Object perform(Map<String, Object> command) {
+            String id = (String) command.get("id");
+            switch ((String) command.get("command")) {
+                case "launch": return launch();
+                case "signIn": return signIn(id, (String) command.get("email"), (String) command.get("password"), false);
+                case "switchAccount": return switchAccount(id, (String) command.get("email"), (String) command.get("password"));
+                case "signOut": signOut(id); return null;
+                case "request": return fetch(id, (String) command.get("resource"));
+                case "lock": synchronized (this) { locked = true; } return null;
+                case "unlock": synchronized (this) { locked = false; } wakeDeviceWaiters(); return null;
+                case "offline": synchronized (this) { online = false; } return null;
+                case "online": synchronized (this) { online = true; } wakeDeviceWaiters(); kickRevocations(); return null;
+                default: return null;
+            }
+        }
+
+        // ---- The library's objects, one Credential per session.
+
+        private Credential newCredential(Session session) {
+            Credential credential = new Credential.Builder(BearerToken.authorizationHeaderAccessMethod())
+                    .setTransport(transport)
+                    .setJsonFactory(JSON)
+                    .setTokenServerUrl(tokenUrl)
+                    .setClientAuthentication(client)
+                    .setClock(deviceClock)
+                    .setRequestInitializer(request -> host.plumb(request, tokenGuard(session)))
+                    .setRefreshListeners(List.of(new Persistence(session)))
+                    .build();
+            session.credential = credential;
+            session.requests = transport.createRequestFactory(request -> {
+                credential.initialize(request);
+                host.plumb(request, sessionGuard(session));
+            });
+            return credential;
+        }
+
+        /** A request of an ended session never goes out (the library would send it, without a token if need be). */
+        private Host.Guard sessionGuard(Session session) {
+            return request -> {
+                synchronized (App.this) {
+                    if (current != session) throw new IOException("the session ended");
+                }
+            };
+        }
+
+        /** The Credential's own token requests: the app's guard, and the refresh reported as the state machine's. */
+        private Host.Guard tokenGuard(Session session) {
+            return new Host.Guard() {
+                @Override public void admit(HttpRequest request) throws IOException {
+                    synchronized (App.this) {
+                        if (current != session) throw new IOException("the session ended");
+                        if ("authenticated".equals(state)) transition("refresh-started", "refreshing", "accessTokenRejected");
+                    }
+                }
+
+                @Override public void transportFailed(HttpRequest request) {
+                    refreshDeferred(session, "timeout");
+                }
+            };
+        }
+
+        /** The CredentialRefreshListener: the new pair goes to secure storage before the library uses it. */
+        final class Persistence implements CredentialRefreshListener {
+            private final Session session;
+
+            Persistence(Session session) { this.session = session; }
+
+            @Override public void onTokenResponse(Credential credential, TokenResponse response) {
+                Host.Waiter write;
+                synchronized (App.this) {
+                    if (current != session) return; // a refresh that outlived its session: not saved
+                    credentials().put(session.account, stored(new StoredCredential(credential)));
+                    write = writeRecord();
+                }
+                host.await(write);
+                synchronized (App.this) {
+                    if (current == session && "refreshing".equals(state)) transition("refresh-succeeded", "authenticated", "tokensRotated");
+                }
+            }
+
+            @Override public void onTokenErrorResponse(Credential credential, TokenErrorResponse error) {
+                if (error != null && "invalid_grant".equals(error.getError())) {
+                    rejected(session);
+                } else {
+                    refreshDeferred(session, "serverError");
+                }
+            }
+        }
+
+        // ---- Launch: restore through `restoring`.
+
+        Object launch() {
+            long gen;
+            synchronized (this) {
+                if (launched) return Json.map("state", state);
+                launched = true;
+                transition(null, "restoring", "launch");
+                gen = generation;
+            }
+            Session session = null;
+            while (session == null) {
+                Map<String, Object> reply = host.effect(Json.map("type", "storage", "op", "get", "key", STORE));
+                if (reply.containsKey("error")) { // locked before the first unlock: wait, still restoring
+                    if (!waitForDevice(gen)) return stateMap();
+                    continue;
+                }
+                synchronized (this) {
+                    if (generation != gen) return stateMap();
+                    record = reply.get("value") == null ? newRecord() : Json.object((String) reply.get("value"));
+                    if (credentials().isEmpty()) {
+                        transition("restore-failed", "signedOut", "noStoredSession");
+                        prompt();
+                        kickRevocations();
+                        return stateMap();
+                    }
+                    String account = credentials().keySet().iterator().next();
+                    Map<String, Object> stored = Host.asMap(credentials().get(account));
+                    session = new Session(account);
+                    Credential credential = newCredential(session);
+                    credential.setAccessToken((String) stored.get("accessToken"));
+                    credential.setRefreshToken((String) stored.get("refreshToken"));
+                    Object expiry = stored.get("expirationTimeMilliseconds");
+                    credential.setExpirationTimeMilliseconds(expiry == null ? null : ((Number) expiry).longValue());
+                    current = session;
+                }
+            }
+            kickRevocations();
+            int failures = 0;
+            while (true) {
+                synchronized (this) {
+                    if (generation != gen || current != session) return stateMap();
+                }
+                if (!isOnline() && !waitForDevice(gen)) return stateMap();
+                try {
+                    HttpResponse response = session.requests.buildGetRequest(new GenericUrl(host.baseURL + "/me")).execute();
+                    response.disconnect();
+                    synchronized (this) {
+                        if (generation != gen || current != session) return stateMap();
+                        transition("restore-validated", "authenticated", "sessionValidated");
+                        return stateMap();
+                    }
+                } catch (IOException failure) {
+                    // a 5xx, a refresh that could not run, a reset: still restoring; a rejection ended it already
+                }
+                synchronized (this) {
+                    if (generation != gen || current != session) return stateMap();
+                }
+                failures += 1;
+                host.effect(Json.map("type", "sleep", "seconds", (double) Math.min(60, 1 << Math.min(failures - 1, 6))));
+            }
+        }
+
+        // ---- Sign-in, switch, sign-out.
+
+        Object signIn(String commandId, String email, String password, boolean switching) {
+            if (email == null || !email.contains("@")) throw new Host.AppError("invalidInput", "Invalid email format", true);
+            if (password == null || password.length() < 8) throw new Host.AppError("invalidInput", "Password must be at least 8 characters", true);
+            long gen;
+            synchronized (this) {
+                if (!switching) {
+                    if (!"signedOut".equals(state)) throw new Host.AppError("alreadySignedIn", "a session is active", true);
+                    transition("sign-in-started", "signingIn", "userSignIn");
+                }
+                gen = generation;
+                inFlight.put(commandId, gen);
+            }
+            try {
+                return completeSignIn(email, password, gen);
+            } finally {
+                synchronized (this) {
+                    inFlight.remove(commandId);
+                }
+            }
+        }
+
+        private Object completeSignIn(String email, String password, long gen) {
+            TokenResponse tokens;
+            try {
+                tokens = new PasswordTokenRequest(transport, JSON, tokenUrl, email, password)
+                        .setClientAuthentication(client)
+                        .setRequestInitializer(request -> host.plumb(request, r -> {
+                            synchronized (App.this) {
+                                if (generation != gen) throw new IOException("the sign-in was abandoned");
+                            }
+                        }))
+                        .execute();
+            } catch (TokenResponseException rejected) {
+                signInFailed(gen, "invalidCredentials");
+                throw new Host.AppError("invalidCredentials", "sign-in refused", true);
+            } catch (IOException failure) {
+                signInFailed(gen, "transportFailure");
+                throw new Host.AppError("transportFailure", "sign-in failed", false);
+            }
+            Session session = new Session((String) tokens.get("account_id"));
+            newCredential(session).setFromTokenResponse(tokens);
+            Host.Waiter write;
+            synchronized (this) {
+                if (generation != gen) { // cancelled while the login was on the wire: never stored, revoked
+                    if (tokens.getRefreshToken() != null) revocations().add(tokens.getRefreshToken());
+                    kickRevocations();
+                    throw new Host.AppError("sessionEnded", "the sign-in was cancelled", true);
+                }
+                credentials().clear();
+                credentials().put(session.account, stored(new StoredCredential(session.credential)));
+                write = writeRecord();
+            }
+            host.await(write);
+            synchronized (this) {
+                if (generation != gen) throw new Host.AppError("sessionChanged", "the sign-in was abandoned", true);
+                current = session;
+                transition("sign-in-succeeded", "authenticated", "credentialsAccepted");
+                return Json.map("account", session.account);
+            }
+        }
+
+        private synchronized void signInFailed(long gen, String reason) {
+            if (generation == gen && "signingIn".equals(state)) {
+                transition("sign-in-failed", "signedOut", reason);
+                prompt();
+            }
+        }
+
+        Object switchAccount(String commandId, String email, String password) {
+            if (email == null || !email.contains("@")) throw new Host.AppError("invalidInput", "Invalid email format", true);
+            if (password == null || password.length() < 8) throw new Host.AppError("invalidInput", "Password must be at least 8 characters", true);
+            Host.Waiter write;
+            synchronized (this) {
+                if ("authenticated".equals(state)) {
+                    write = endSession("account-switch", "signingIn", "switchingAccount", true);
+                } else if ("refreshing".equals(state)) {
+                    write = endSession("switch-during-refresh", "signingIn", "switchingAccount", true);
+                } else {
+                    write = null;
+                }
+            }
+            if (write == null) return signIn(commandId, email, password, false);
+            host.await(write);
+            kickRevocations();
+            return signIn(commandId, email, password, true);
+        }
+
+        void signOut(String commandId) {
+            Host.Waiter write;
+            synchronized (this) {
+                String transition = "authenticated".equals(state) ? "sign-out"
+                        : "refreshing".equals(state) ? "sign-out-during-refresh"
+                        : "restoring".equals(state) ? "restore-sign-out"
+                        : "signingIn".equals(state) ? "sign-in-cancelled" : null;
+                if (transition == null) return;
+                write = endSession(transition, "signedOut", "userSignedOut", true);
+                prompt();
+            }
+            host.await(write);
+            host.answerNow(commandId, null); // local state is cleared; the revocation does not hold the user
+            kickRevocations();
+        }
+
+        /** Ends the session at once: one transition, the commands waiting on it failed, storage cleared in one write. */
+        private Host.Waiter endSession(String transition, String to, String reason, boolean revoke) {
+            Session ended = current;
+            current = null;
+            transition(transition, to, reason);
+            for (Map.Entry<String, Long> command : inFlight.entrySet()) {
+                if (command.getValue() < generation) {
+                    host.answerNow(command.getKey(), Json.map("code", "sessionEnded", "message", "the session ended", "definite", true));
+                }
+            }
+            if (revoke) {
+                for (Object entry : credentials().values()) {
+                    Object refreshToken = Host.asMap(entry).get("refreshToken");
+                    if (refreshToken != null) revocations().add(refreshToken);
+                }
+                if (ended != null && ended.credential != null) {
+                    // the Credential's lock may be held by a refresh in flight; only the stored copy is read here
+                }
+            }
+            credentials().clear();
+            return writeRecord();
+        }
+
+        /** 400 invalid_grant from the token endpoint: the only answer that ends the session. */
+        private void rejected(Session session) {
+            Host.Waiter write;
+            synchronized (this) {
+                if (current != session) return;
+                if ("restoring".equals(state)) {
+                    write = endSession("restore-failed", "signedOut", "invalidGrant", false);
+                } else {
+                    if ("authenticated".equals(state)) transition("refresh-started", "refreshing", "accessTokenRejected");
+                    write = endSession("refresh-rejected", "signedOut", "invalidGrant", false);
+                }
+                prompt();
+            }
+            host.await(write);
+        }
+
+        private void refreshDeferred(Session session, String reason) {
+            synchronized (this) {
+                if (current == session && "refreshing".equals(state)) transition("refresh-deferred", "authenticated", reason);
+            }
+        }
+
+        // ---- A screen fetches a resource through the Credential.
+
+        Object fetch(String commandId, String resource) {
+            Session session;
+            long gen;
+            synchronized (this) {
+                if (!"authenticated".equals(state) && !"refreshing".equals(state)) {
+                    throw new Host.AppError("notAuthenticated", "signed out", true);
+                }
+                session = current;
+                gen = generation;
+                inFlight.put(commandId, gen);
+            }
+            try {
+                HttpResponse response = session.requests.buildGetRequest(new GenericUrl(host.baseURL + "/resources/" + resource)).execute();
+                Map<String, Object> body = Json.object(response.parseAsString());
+                synchronized (this) {
+                    if (generation != gen) throw new Host.AppError("sessionChanged", "the session changed", true);
+                    Object contentId = body.get("contentId");
+                    host.send(Json.map("type", "ui", "event", "content", "resource", resource, "account", session.account,
+                            "generation", generation, "contentId", contentId));
+                    return Json.map("resource", resource, "account", session.account, "contentId", contentId);
+                }
+            } catch (HttpResponseException refused) {
+                synchronized (this) {
+                    if (generation != gen) throw new Host.AppError("sessionEnded", "the session ended", true);
+                }
+                if (refused.getStatusCode() == 401) throw new Host.AppError("refreshUnavailable", "the token could not be refreshed", false);
+                throw new Host.AppError("serverError", "HTTP " + refused.getStatusCode(), true);
+            } catch (IOException failure) {
+                synchronized (this) {
+                    if (generation != gen) throw new Host.AppError("sessionEnded", "the session ended", true);
+                }
+                throw new Host.AppError("transportFailure", "request failed", false);
+            } finally {
+                synchronized (this) {
+                    inFlight.remove(commandId);
+                }
+            }
+        }
+
+        // ---- RFC 7009 revocation through the library's transport, queued in the secure-storage item.
+
+        private void kickRevocations() {
+            synchronized (this) {
+                if (revoking || revocations().isEmpty()) return;
+                revoking = true;
+            }
+            host.spawn("revocations", this::revokeAll);
+        }
+
+        private void revokeAll() {
+            int failures = 0;
+            try {
+                while (true) {
+                    String token;
+                    synchronized (this) {
+                        if (revocations().isEmpty()) return;
+                        token = (String) revocations().get(0);
+                    }
+                    if (!isOnline()) return; // `online` kicks it again
+                    try {
+                        Map<String, Object> form = new LinkedHashMap<>();
+                        form.put("token", token);
+                        form.put("token_type_hint", "refresh_token");
+                        form.put("client_id", CLIENT_ID);
+                        HttpRequest request = transport.createRequestFactory(r -> host.plumb(r, admitted -> { }))
+                                .buildPostRequest(new GenericUrl(host.baseURL + "/oauth/revoke"), new UrlEncodedContent(form));
+                        request.setThrowExceptionOnExecuteError(false);
+                        request.execute().disconnect();
+                    } catch (IOException failure) {
+                        failures += 1;
+                        if (failures > 6) return;
+                        host.effect(Json.map("type", "sleep", "seconds", (double) (2 << Math.min(failures - 1, 7))));
+                        continue;
+                    }
+                    Host.Waiter write;
+                    synchronized (this) {
+                        revocations().remove(token);
+                        write = writeRecord();
+                    }
+                    host.await(write);
+                }
+            } finally {
+                synchronized (this) {
+                    revoking = false;
+                }
+            }
+        }
+
+        // ---- Storage, device and reporting.
+
+        private static Map<String, Object> newRecord() {
+            Map<String, Object> fresh = new LinkedHashMap<>();
+            fresh.put("credentials", new LinkedHashMap<String, Object>());
+            fresh.put("revocations", new ArrayList<Object>());
+            return fresh;
+        }
+
+        private Map<String, Object> credentials() { return Host.asMap(record.computeIfAbsent("credentials", k -> new LinkedHashMap<String, Object>())); }
+
+        @SuppressWarnings("unchecked")
+        private List<Object> revocations() { return (List<Object>) record.computeIfAbsent("revocations", k -> new ArrayList<Object>()); }
+
+        private static Map<String, Object> stored(StoredCredential credential) {
+            return Json.map("accessToken", credential.getAccessToken(), "refreshToken", credential.getRefreshToken(),
+                    "expirationTimeMilliseconds", credential.getExpirationTimeMilliseconds());
+        }
+
+        /** Sends the whole item in one write (called holding the monitor, so writes keep the order of decisions). */
+        private Host.Waiter writeRecord() {
+            return host.sendEffect(Json.map("type", "storage", "op", "set", "key", STORE, "value", Json.write(record),
+                    "accessibility", "afterFirstUnlock"));
+        }
+
+        private synchronized boolean isOnline() { return online; }
+
+        /** Waits for an `unlock` or `online`; false when the session changed meanwhile. */
+        private boolean waitForDevice(long gen) {
+            Host.Waiter waiter = host.waiter();
+            synchronized (this) {
+                waitingForDevice.add(waiter);
+            }
+            host.await(waiter);
+            synchronized (this) {
+                return generation == gen;
+            }
+        }
+
+        private void wakeDeviceWaiters() {
+            List<Host.Waiter> woken;
+            synchronized (this) {
+                woken = new ArrayList<>(waitingForDevice);
+                waitingForDevice.clear();
+            }
+            woken.forEach(host::wake);
+        }
+
+        private synchronized Map<String, Object> stateMap() { return Json.map("state", state); }
+
+        private void transition(String id, String to, String reason) {
+            String from = id == null ? null : state;
+            if (id != null && (id.equals("restore-failed") || id.equals("refresh-rejected") || id.startsWith("sign-out")
+                    || id.equals("sign-in-succeeded") || id.equals("account-switch") || id.equals("switch-during-refresh")
+                    || id.equals("restore-sign-out") || id.equals("sign-in-cancelled"))) generation += 1;
+            state = to;
+            String account = current == null ? null : current.account;
+            host.send(Json.map("type", "transition", "transition", id, "from", from, "to", to,
+                    "account", "signedOut".equals(to) || "signingIn".equals(to) ? null : account, "generation", generation, "reason", reason));
+            host.send(Json.map("type", "log", "level", "info", "message", "transition " + id + " -> " + to));
+        }
+
+        private void prompt() {
+            host.send(Json.map("type", "ui", "event", "signInPrompt"));
+        }
+    }
+
+    static volatile App app = new App();
+
+    public static void main(String[] arguments) throws IOException {
+        Map<String, Object> implementation = Json.map("name", "google-oauth-client-java", "version", "1.34.1",
+                "language", "Java", "platform", "jvm-" + System.getProperty("java.version") + " google-http-client-1.42.0");
+        host.run(Json.map("type", "hello", "protocol", 1L, "implementation", implementation,
+                        "capabilities", new ArrayList<>(List.of("reset")), "http", "loopback"),
+                command -> app.perform(command), welcome -> app.welcome(), () -> app = new App());
+    }
+}
