@@ -33,7 +33,7 @@ import com.google.api.client.util.Clock;
  * it expires within a minute) and its `handleResponse` refreshes on a 401 and lets `HttpRequest` retry;
  * `PasswordTokenRequest` signs in; the `Credential` refreshes with its own `RefreshTokenRequest` at the token
  * server URL it was built with and tells a `CredentialRefreshListener`, which persists the new pair to secure
- * storage. HTTP is the library's `NetHttpTransport` (HttpURLConnection) to the runner's loopback server.
+ * storage. HTTP is the library's Apache transport to the runner's loopback server (see newTransport).
  *
  * The app around the library (what any app on it must write): the session's states and generation, the
  * launch restore (read storage, validate with GET /me), sign-in, sign-out with RFC 7009 revocation (the
@@ -361,7 +361,8 @@ public final class Adapter {
 
         /** Ends the session at once: one transition, the commands waiting on it failed, storage cleared in one write. */
         private Host.Waiter endSession(String transition, String to, String reason, boolean revoke) {
-            Session ended = current;
+            // The refresh token to revoke comes from the stored copy, never from the Credential: its lock may be
+            // held by a refresh in flight.
             current = null;
             transition(transition, to, reason);
             for (Map.Entry<String, Long> command : inFlight.entrySet()) {
@@ -373,9 +374,6 @@ public final class Adapter {
                 for (Object entry : credentials().values()) {
                     Object refreshToken = Host.asMap(entry).get("refreshToken");
                     if (refreshToken != null) revocations().add(refreshToken);
-                }
-                if (ended != null && ended.credential != null) {
-                    // the Credential's lock may be held by a refresh in flight; only the stored copy is read here
                 }
             }
             credentials().clear();

@@ -20,7 +20,7 @@ import com.google.api.client.http.HttpUnsuccessfulResponseHandler;
 /**
  * Protocol v1 host for a blocking Java client on google-http-client (loopback mode). Commands run on threads of
  * their own; storage, clock, transitions, UI and logs are protocol messages; HTTP goes through the library's
- * NetHttpTransport to the runner's server on 127.0.0.1.
+ * transport (any HttpTransport: the hooks are google-http-client's) to the runner's server on 127.0.0.1.
  *
  * Determinism: a barrier is answered once every client thread is idle and every response the runner sent
  * (httpAnswered) has arrived, with the number of requests started (httpStarted). A thread is idle while it
