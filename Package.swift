@@ -24,7 +24,8 @@ let package = Package(
         // YAML text -> located node tree, and compiler-style diagnostics.
         .target(name: "SpecYAML", dependencies: ["CYAML", "JSONCore"]),
         // Node tree -> requirements, state machine and cases; cross-checks (lint).
-        .target(name: "SpecModel", dependencies: ["SpecYAML"]),
+        // World profiles (`kind: world`) decode into SimulatedWorld's `WorldProfile`.
+        .target(name: "SpecModel", dependencies: ["SpecYAML", "SimulatedWorld"]),
         // The commands behind the CLI, as a library so tests can run them.
         .target(
             name: "SessionConformanceCommands",

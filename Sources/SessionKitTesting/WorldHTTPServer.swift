@@ -149,7 +149,7 @@ public final class WorldHTTPServer: HTTPResponder {
         let message = Self.message(request)
         let now = serverTime
         let (endpoint, fault) = state.withLock { state -> (Endpoint?, Fault?) in
-            guard let endpoint = state.server.endpoints.logical(message) else { return (nil, nil) }
+            guard let endpoint = state.server.profile.logical(message) else { return (nil, nil) }
             state.counts[endpoint, default: 0] += 1
             guard var queue = state.faults[endpoint], !queue.isEmpty else { return (endpoint, nil) }
             let fault = queue.removeFirst()
