@@ -1,4 +1,5 @@
 import ConformanceProtocol
+import JSONCore
 
 /// What a request asks of the world, whatever dialect it speaks.
 public enum LogicalEndpoint: String, Sendable, Hashable, CaseIterable {
@@ -74,5 +75,36 @@ public struct WorldEndpoints: Sendable, Hashable {
     public static func presentedToken(_ request: HTTPRequestMessage) -> String? {
         guard let parameters = try? RequestParameters.parse(request).get() else { return nil }
         return parameters["refresh_token"] ?? parameters["token"]
+    }
+}
+
+extension WorldProfile {
+    /// The request as the `json-v1` profile would carry it: an auth request at its `json-v1` path, with a JSON
+    /// object body whose fields have the `json-v1` names (`email`, `password`, `refresh_token`, `token`), every
+    /// other parameter kept. What the runner's checks read, so each is written once for every profile. A
+    /// request that is not an auth request, or whose body cannot be read, is returned as it is.
+    public func canonicalRequest(_ request: HTTPRequestMessage) -> HTTPRequestMessage {
+        guard let endpoint = logical(request), let alias = endpoint.casePath else { return request }
+        let renames: [String: String]
+        switch endpoint {
+        case .login: renames = [signIn.usernameField: "email", signIn.passwordField: "password"]
+        case .refresh: renames = [refresh.refreshTokenField: "refresh_token"]
+        case .revoke: renames = [revocation.tokenField: "token"]
+        case .profile, .resource:
+            var moved = request
+            moved.path = alias
+            return moved
+        }
+        guard let parameters = try? RequestParameters.parse(request).get() else { return request }
+        var body: [String: JSONValue] = [:]
+        for (name, value) in parameters.values where renames[name] == nil {
+            body[name] = .string(value)
+        }
+        for (name, value) in parameters.values {
+            if let canonical = renames[name] { body[canonical] = .string(value) }
+        }
+        var headers = request.headers.filter { $0.key.lowercased() != "content-type" }
+        headers["content-type"] = "application/json"
+        return HTTPRequestMessage(method: request.method, path: alias, headers: headers, body: .object(body))
     }
 }

@@ -60,7 +60,7 @@ struct CaseExecutor {
                            stderrTail: error.stderrTail.isEmpty ? driver.tail() : error.stderrTail)
         }
         driver.finish()
-        let context = OracleContext(index: TraceIndex(driver.trace), trace: driver.trace, world: driver.world,
+        let context = OracleContext(index: TraceIndex(driver.trace, profile: driver.world.profile), trace: driver.trace, world: driver.world,
                                     machine: machine, capabilities: capabilities, offlineResources: offlineResources,
                                     capturedLog: driver.capturedLog)
         for oracle in Oracles.all { findings += oracle.check(context) }
