@@ -27,7 +27,10 @@ enum WorldArgument {
     static func load(file: String) throws(Failure) -> WorldProfile {
         let load = SpecLoader.load(files: [file])
         guard !load.hasErrors else {
-            throw Failure(rendered: load.renderer.render(load.diagnostics),
+            let diagnostics = load.diagnostics.enumerated().sorted {
+                $0.element.location == $1.element.location ? $0.offset < $1.offset : $0.element.location < $1.element.location
+            }.map(\.element)
+            throw Failure(rendered: load.renderer.render(diagnostics),
                           errorCount: load.diagnostics.filter { $0.severity == .error }.count)
         }
         guard let profile = load.bundle.worlds.first else {

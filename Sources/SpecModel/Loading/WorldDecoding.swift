@@ -17,20 +17,21 @@ extension SpecDecoder {
         _ = top.optional("description").flatMap { string($0, "the world's 'description'") }
         let signIn = top.required("signIn").flatMap { worldSignIn($0) }
         let refresh = top.required("refresh").flatMap { worldRefresh($0) }
-        let revocation = top.required("revocation").flatMap { worldRevocation($0) }
-        let profilePath = top.optional("profile").map { single($0, "the world's 'profile'", key: "path", isPrefix: false) }
-        let prefix = top.optional("resources").map { single($0, "the world's 'resources'", key: "prefix", isPrefix: true) }
-        let accountID = top.optional("accountID").map { worldAccountID($0) }
-        let tokens = top.optional("tokens").map { worldTokens($0) }
+        // Each cross-check as soon as its endpoints are read, so the errors come in file order.
         if let signIn, let refresh {
             checkSharedPath(signIn, refresh)
         }
+        let revocation = top.required("revocation").flatMap { worldRevocation($0) }
         if let revocation {
             for other in [signIn, refresh].compactMap({ $0 }) where other.path.value == revocation.path.value {
                 error("the revocation path '\(revocation.path.value)' is also the \(other.what) path; revocation needs a path of its own",
                       at: revocation.path.location, notes: [.init("the \(other.what) path", at: other.path.location)])
             }
         }
+        let profilePath = top.optional("profile").map { single($0, "the world's 'profile'", key: "path", isPrefix: false) }
+        let prefix = top.optional("resources").map { single($0, "the world's 'resources'", key: "prefix", isPrefix: true) }
+        let accountID = top.optional("accountID").map { worldAccountID($0) }
+        let tokens = top.optional("tokens").map { worldTokens($0) }
         guard let name, let signIn, let refresh, let revocation,
               profilePath.map({ $0 != nil }) ?? true, prefix.map({ $0 != nil }) ?? true,
               accountID.map({ $0 != nil }) ?? true, tokens.map({ $0 != nil }) ?? true else { return nil }
