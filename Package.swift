@@ -98,7 +98,7 @@ let package = Package(
         .testTarget(
             name: "ConformanceReportsTests",
             dependencies: ["ConformanceReports", "ConformanceRunner", "ConformanceProtocol", "ReferenceAdapter",
-                           "SessionConformanceCommands", "SpecModel", "JSONCore"],
+                           "SessionConformanceCommands", "SpecModel", "JSONCore", "SimulatedWorld"],
             exclude: ["Fixtures"]
         ),
         // The fake adapters in Fixtures/ are run as processes from their source folder, not bundled.
