@@ -80,7 +80,7 @@ let package = Package(
         ),
         .testTarget(name: "SessionConformanceCommandsTests",
                     dependencies: ["SessionConformanceCommands", "ConformanceRunner", "ConformanceReports"]),
-        .testTarget(name: "SessionKitTests", dependencies: ["SessionKit", "SessionKitTesting"]),
+        .testTarget(name: "SessionKitTests", dependencies: ["SessionKit", "SessionKitTesting", "SimulatedWorld"]),
         .testTarget(name: "ConformanceProtocolTests", dependencies: ["ConformanceProtocol", "PythonRunner"]),
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
         // Mutation fuzzing of Specs/: a bounded run in `swift test`, longer with SESSION_CONFORMANCE_FUZZ_*.

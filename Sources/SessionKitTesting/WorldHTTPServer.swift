@@ -65,10 +65,12 @@ public final class WorldHTTPServer: HTTPResponder {
     private let state: Locked<State>
     private let clock: ManualClock
 
-    /// Creates a server with no accounts on the world's true time, issuing tokens from `seed`.
-    public init(clock: ManualClock, seed: UInt64 = 7, configuration: Configuration = Configuration()) {
+    /// Creates a server with no accounts on the world's true time, issuing tokens from `seed`, serving the
+    /// endpoints of `profile` (`configuration` sets the token rules).
+    public init(clock: ManualClock, seed: UInt64 = 7, configuration: Configuration = Configuration(),
+                profile: WorldProfile = .jsonV1) {
         self.clock = clock
-        state = Locked(State(server: WorldServer(seed: seed, accounts: [])))
+        state = Locked(State(server: WorldServer(seed: seed, accounts: [], profile: profile)))
         setConfiguration(configuration)
     }
 
