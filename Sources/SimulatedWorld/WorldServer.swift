@@ -120,10 +120,11 @@ public struct WorldServer: Sendable {
 
 /// The `json-v1` answers: today's `/auth/login`, `/auth/refresh` and `/auth/revoke`.
 enum JSONDialect {
-    /// Revokes the family of the token in `tokenField`; a body without one is a 400 `invalid_request`, never a
-    /// silent 200.
+    /// Revokes the family of the token in `tokenField` (or, as `json-v1` always has, in `refresh_token`); a body
+    /// with neither is a 400 `invalid_request`, never a silent 200.
     static func revoke(_ request: HTTPRequestMessage, tokenField: String, auth: inout AuthServer) -> HTTPResponseMessage {
-        guard let token = (try? RequestParameters.parse(request).get())?[tokenField] else {
+        let parameters = try? RequestParameters.parse(request).get()
+        guard let token = parameters?[tokenField] ?? parameters?["refresh_token"] else {
             return HTTPResponseMessage(status: 400, headers: ["content-type": "application/json"],
                                        body: ["error": "invalid_request", "error_description": .string("\(tokenField) is missing")])
         }

@@ -52,6 +52,10 @@ struct WorldProfileTests {
         #expect(revoke.body["revoked"]?.bool == true)
         #expect(server.post("/auth/refresh", json: ["refresh_token": refresh.body["refresh_token"]!]).status == 400)
         #expect(server.post("/auth/revoke", json: [:]).status == 400, "a revocation without a token is never a silent 200")
+        let second = server.post("/auth/login", json: ["email": "alice@example.com", "password": "correct horse battery"])
+        #expect(server.post("/auth/revoke", json: ["refresh_token": second.body["refresh_token"]!]).status == 200,
+                "json-v1 revocation also takes refresh_token, as it always has")
+        #expect(server.post("/auth/refresh", json: ["refresh_token": second.body["refresh_token"]!]).status == 400)
     }
 
     @Test("Under rfc6749 the token endpoint answers and the json-v1 paths are 404")

@@ -28,8 +28,8 @@ extension SpecDecoder {
                       at: revocation.path.location, notes: [.init("the \(other.what) path", at: other.path.location)])
             }
         }
-        let profilePath = top.optional("profile").map { single($0, "the world's 'profile'", key: "path", isPrefix: false) }
-        let prefix = top.optional("resources").map { single($0, "the world's 'resources'", key: "prefix", isPrefix: true) }
+        let profilePath = top.optional("profile").map { single($0, "profile", key: "path", isPrefix: false) }
+        let prefix = top.optional("resources").map { single($0, "resources", key: "prefix", isPrefix: true) }
         let accountID = top.optional("accountID").map { worldAccountID($0) }
         let tokens = top.optional("tokens").map { worldTokens($0) }
         guard let name, let signIn, let refresh, let revocation,
@@ -121,9 +121,9 @@ extension SpecDecoder {
     }
 
     /// A mapping with exactly one key, a path (`profile: { path }`, `resources: { prefix }`). Nil when unreadable.
-    private mutating func single(_ node: YAMLNode, _ what: String, key: String, isPrefix: Bool) -> String? {
-        guard var map = mapping(node, what, allowed: [key]) else { return nil }
-        let value = map.required(key).flatMap { path($0, "the \(what.dropFirst("the world's ".count).dropLast().dropFirst()) '\(key)'", isPrefix: isPrefix) }
+    private mutating func single(_ node: YAMLNode, _ name: String, key: String, isPrefix: Bool) -> String? {
+        guard var map = mapping(node, "the world's '\(name)'", allowed: [key]) else { return nil }
+        let value = map.required(key).flatMap { path($0, "the \(name) '\(key)'", isPrefix: isPrefix) }
         finish(map)
         return value?.value
     }
