@@ -24,7 +24,8 @@ let package = Package(
         // YAML text -> located node tree, and compiler-style diagnostics.
         .target(name: "SpecYAML", dependencies: ["CYAML", "JSONCore"]),
         // Node tree -> requirements, state machine and cases; cross-checks (lint).
-        .target(name: "SpecModel", dependencies: ["SpecYAML"]),
+        // World profiles (`kind: world`) decode into SimulatedWorld's `WorldProfile`.
+        .target(name: "SpecModel", dependencies: ["SpecYAML", "SimulatedWorld"]),
         // The commands behind the CLI, as a library so tests can run them.
         .target(
             name: "SessionConformanceCommands",
@@ -74,12 +75,12 @@ let package = Package(
         .testTarget(name: "SpecYAMLTests", dependencies: ["SpecYAML"]),
         .testTarget(
             name: "SpecModelTests",
-            dependencies: ["SpecModel", "SpecYAML", "PythonRunner"],
+            dependencies: ["SpecModel", "SpecYAML", "SimulatedWorld", "PythonRunner"],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(name: "SessionConformanceCommandsTests",
                     dependencies: ["SessionConformanceCommands", "ConformanceRunner", "ConformanceReports"]),
-        .testTarget(name: "SessionKitTests", dependencies: ["SessionKit", "SessionKitTesting"]),
+        .testTarget(name: "SessionKitTests", dependencies: ["SessionKit", "SessionKitTesting", "SimulatedWorld"]),
         .testTarget(name: "ConformanceProtocolTests", dependencies: ["ConformanceProtocol", "PythonRunner"]),
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
         // Mutation fuzzing of Specs/: a bounded run in `swift test`, longer with SESSION_CONFORMANCE_FUZZ_*.
@@ -97,7 +98,7 @@ let package = Package(
         .testTarget(
             name: "ConformanceReportsTests",
             dependencies: ["ConformanceReports", "ConformanceRunner", "ConformanceProtocol", "ReferenceAdapter",
-                           "SessionConformanceCommands", "SpecModel", "JSONCore"],
+                           "SessionConformanceCommands", "SpecModel", "JSONCore", "SimulatedWorld"],
             exclude: ["Fixtures"]
         ),
         // The fake adapters in Fixtures/ are run as processes from their source folder, not bundled.

@@ -11,7 +11,9 @@
 # swift-urlsession is its own Swift package beside the suite's; it is built here (swift build, once per run)
 # before it runs.
 # python-loopback is the Python example in loopback mode (real HTTP through urllib): the same client, so the
-# same verdicts as in message mode, from the same expected.yaml.
+# same verdicts as in message mode, from the same expected.yaml. It follows the world profile the runner's
+# welcome names, so it runs under the loopback default, rfc6749; javascript, java and swift-urlsession speak
+# the json-v1 endpoints they were written for, so they run with --world json-v1.
 #   SESSION_CONFORMANCE=path/to/binary Examples/adapters/check.sh
 #
 # Needs: python3; node and Debian's node-axios (javascript); a JDK and libokhttp-java (java); a JDK and
@@ -36,6 +38,14 @@ adapter_command() {
     esac
 }
 
+# The world profile an adapter is run under; empty: the runner's default.
+adapter_world() {
+    case "$1" in
+        javascript|java|swift-urlsession) echo "json-v1" ;;
+        *) echo "" ;;
+    esac
+}
+
 adapters=("$@")
 [ ${#adapters[@]} -gt 0 ] || adapters=(python python-loopback javascript java java-google-oauth swift-urlsession)
 failed=0
@@ -49,7 +59,8 @@ for name in "${adapters[@]}"; do
     # (libcurl) takes from 9 to 60 s for the thousand-request case on the 2-core machine, so it gets 300.
     timeout=60
     [ "$name" = swift-urlsession ] && timeout=300
-    "$binary" run --adapter "$command" --timeout "$timeout" >"$output" 2>&1
+    world=$(adapter_world "$name")
+    "$binary" run --adapter "$command" --timeout "$timeout" ${world:+--world "$world"} >"$output" 2>&1
     status=$?
     set -e
     echo "check: $name: session-conformance exited $status after $(( $(date +%s) - started )) s"

@@ -13,11 +13,14 @@ public final class ClientEffects: Sendable {
     /// The executor every task of the client must prefer, so the host knows when the client is idle.
     public let taskExecutor: any TaskExecutor
     public let seed: UInt64
+    /// The world profile the runner's `welcome` described, when it described one.
+    public let world: WorldDescription?
 
-    init(bridge: EffectBridge, taskExecutor: any TaskExecutor, seed: UInt64) {
+    init(bridge: EffectBridge, taskExecutor: any TaskExecutor, seed: UInt64, world: WorldDescription? = nil) {
         self.bridge = bridge
         self.taskExecutor = taskExecutor
         self.seed = seed
+        self.world = world
     }
 
     /// What an HTTP exchange gave: a response of any status, or no response.

@@ -24,9 +24,9 @@ public final class HostedClientAdapter<Client: HostedClient>: InProcessClient, @
 
     public func handle(_ message: RunnerMessage) -> [AdapterMessage] {
         switch message {
-        case .welcome(let seed, let clock, _):
+        case .welcome(let seed, let clock, _, let world):
             bridge.setClock(clock)
-            client = make(ClientEffects(bridge: bridge, taskExecutor: executor, seed: seed))
+            client = make(ClientEffects(bridge: bridge, taskExecutor: executor, seed: seed, world: world))
         case .command(let command):
             start(command)
         case .reply(let id, let body):

@@ -9,7 +9,10 @@ struct BridgedTransport: HTTPTransport {
     let effects: ClientEffects
 
     func send(_ request: HTTPRequest) async throws(TransportFailure) -> HTTPResponse {
-        let body: JSONValue = request.body.flatMap { try? JSONParser.parse(String(decoding: $0, as: UTF8.self)) } ?? .null
+        // A form-encoded body travels as a JSON string (docs/adapter-protocol.md); any other as JSON.
+        let text = request.body.map { String(decoding: $0, as: UTF8.self) }
+        let isForm = request.headers.contains { $0.key.lowercased() == "content-type" && $0.value.lowercased().hasPrefix("application/x-www-form-urlencoded") }
+        let body: JSONValue = text.flatMap { isForm ? .string($0) : try? JSONParser.parse($0) } ?? .null
         let message = HTTPRequestMessage(method: request.method.rawValue, path: request.path, headers: request.headers, body: body)
         switch await effects.http(message) {
         case .response(let response):

@@ -35,9 +35,11 @@ public final class SessionKitClient: HostedClient {
         self.init(effects: effects, configuration: Self.configuration)
     }
 
+    /// `configuration` speaks the world profile the runner's `welcome` described, when it described one.
     public init(effects: ClientEffects, configuration: SessionConfiguration) {
         self.effects = effects
-        client = SessionClient(configuration: configuration, environment: SessionEnvironment(effects: effects))
+        client = SessionClient(configuration: configuration.following(effects.world),
+                               environment: SessionEnvironment(effects: effects))
     }
 
     public func perform(_ command: AppCommand) async -> CommandResult {

@@ -1,4 +1,5 @@
 import SessionKit
+import SimulatedWorld
 
 /// The whole deterministic world of a `SessionClient`: virtual clock, network and server, secure storage
 /// with lock state, preferences, seeded randomness, and one trace of every effect. Secure storage,
@@ -14,12 +15,13 @@ public final class TestWorld: Sendable {
     public let preferences: InMemoryPreferences
     private let processCount = Locked(0)
 
-    /// Creates a world; storage starts empty with the given lock state.
-    public init(seed: UInt64 = 1, server configuration: WorldHTTPServer.Configuration = .init(), lockState: InMemorySecureStorage.LockState = .unlocked) {
+    /// Creates a world; storage starts empty with the given lock state. The server speaks `profile`.
+    public init(seed: UInt64 = 1, server configuration: WorldHTTPServer.Configuration = .init(),
+                lockState: InMemorySecureStorage.LockState = .unlocked, profile: WorldProfile = .jsonV1) {
         self.seed = seed
         let trace = WorldTrace()
         let clock = ManualClock()
-        let server = WorldHTTPServer(clock: clock, seed: seed &+ 0x5EED, configuration: configuration)
+        let server = WorldHTTPServer(clock: clock, seed: seed &+ 0x5EED, configuration: configuration, profile: profile)
         self.trace = trace
         self.clock = clock
         self.server = server

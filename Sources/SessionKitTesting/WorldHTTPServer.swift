@@ -65,10 +65,12 @@ public final class WorldHTTPServer: HTTPResponder {
     private let state: Locked<State>
     private let clock: ManualClock
 
-    /// Creates a server with no accounts on the world's true time, issuing tokens from `seed`.
-    public init(clock: ManualClock, seed: UInt64 = 7, configuration: Configuration = Configuration()) {
+    /// Creates a server with no accounts on the world's true time, issuing tokens from `seed`, serving the
+    /// endpoints of `profile` (`configuration` sets the token rules).
+    public init(clock: ManualClock, seed: UInt64 = 7, configuration: Configuration = Configuration(),
+                profile: WorldProfile = .jsonV1) {
         self.clock = clock
-        state = Locked(State(server: WorldServer(seed: seed, accounts: [])))
+        state = Locked(State(server: WorldServer(seed: seed, accounts: [], profile: profile)))
         setConfiguration(configuration)
     }
 
@@ -149,7 +151,7 @@ public final class WorldHTTPServer: HTTPResponder {
         let message = Self.message(request)
         let now = serverTime
         let (endpoint, fault) = state.withLock { state -> (Endpoint?, Fault?) in
-            guard let endpoint = state.server.endpoints.logical(message) else { return (nil, nil) }
+            guard let endpoint = state.server.profile.logical(message) else { return (nil, nil) }
             state.counts[endpoint, default: 0] += 1
             guard var queue = state.faults[endpoint], !queue.isEmpty else { return (endpoint, nil) }
             let fault = queue.removeFirst()

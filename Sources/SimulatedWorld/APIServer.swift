@@ -30,9 +30,10 @@ public struct APIServer: Sendable {
         ])
     }
 
-    func profile(for account: WorldAccount) -> HTTPResponseMessage {
-        HTTPResponseMessage(status: 200, headers: ["content-type": "application/json"], body: [
-            "account_id": .string(account.id), "email": .string(account.email), "display_name": .string(account.name),
-        ])
+    /// `accountField`: the field that names the account (`account_id` unless the profile says otherwise).
+    func profile(for account: WorldAccount, accountField: String = "account_id") -> HTTPResponseMessage {
+        var body: [String: JSONValue] = ["email": .string(account.email), "display_name": .string(account.name)]
+        body[accountField] = .string(account.id)
+        return HTTPResponseMessage(status: 200, headers: ["content-type": "application/json"], body: .object(body))
     }
 }

@@ -1,12 +1,13 @@
 import ConformanceProtocol
+import JSONCore
 
 /// What a request asks of the world, whatever dialect it speaks.
 public enum LogicalEndpoint: String, Sendable, Hashable, CaseIterable {
     case login, refresh, revoke, profile, resource
 
     /// The path cases use for this endpoint (`hold`, `fault`, `requests`): the `json-v1` path. A case pattern
-    /// matches a request when it matches the request's path or this alias, so cases run unchanged against a
-    /// client that signs in and refreshes at an RFC 6749 token endpoint.
+    /// matches a request when it matches the request's path or this alias, so cases run unchanged under every
+    /// world profile.
     public var casePath: String? {
         switch self {
         case .login: "/auth/login"
@@ -18,42 +19,50 @@ public enum LogicalEndpoint: String, Sendable, Hashable, CaseIterable {
     }
 }
 
-/// The paths the world serves. Both dialects are served at once: the `json-v1` endpoints (`/auth/login`,
-/// `/auth/refresh`, `/auth/revoke`, JSON bodies) and the RFC 6749 token endpoint with RFC 7009 revocation
-/// (`/oauth/token`, `/oauth/revoke`, form or JSON bodies).
-public struct WorldEndpoints: Sendable, Hashable {
-    public var login = "/auth/login"
-    public var refresh = "/auth/refresh"
-    public var revoke = "/auth/revoke"
-    /// RFC 6749 §3.2: `grant_type=password` signs in, `grant_type=refresh_token` refreshes.
-    public var token = "/oauth/token"
-    /// RFC 7009 §2.
-    public var revocation = "/oauth/revoke"
-    public var profile = "/me"
-    public var resourcePrefix = "/resources/"
+extension WorldProfile {
+    /// The endpoint a request addresses under this profile, or nil for a path the profile does not serve. A
+    /// request to an RFC 6749 token endpoint is a login or a refresh by its `grant_type`, or nil when that
+    /// cannot be read or names neither.
+    public func logical(_ request: HTTPRequestMessage) -> LogicalEndpoint? {
+        let method = request.method.uppercased()
+        let path = request.path
+        if method == "GET" {
+            if path == profilePath { return .profile }
+            if path.hasPrefix(resourcePrefix) || path.hasPrefix("/accounts/") { return .resource }
+            return nil
+        }
+        guard method == "POST" else { return nil }
+        if path == revocation.path { return .revoke }
+        let grantType = { (try? RequestParameters.parse(request).get())?["grant_type"] }
+        if path == signIn.path, signIn.grantType == nil || signIn.grantType == grantType() { return .login }
+        if path == refresh.path, refresh.grantType == nil || refresh.grantType == grantType() { return .refresh }
+        return nil
+    }
 
+    /// The paths a case pattern is matched against for this request: its own, and its logical alias.
+    public func casePaths(_ request: HTTPRequestMessage) -> [String] {
+        guard let alias = logical(request)?.casePath, alias != request.path else { return [request.path] }
+        return [request.path, alias]
+    }
+
+    /// The token a refresh or revocation presents, in a JSON or form body, by this profile's field names.
+    public func presentedToken(_ request: HTTPRequestMessage) -> String? {
+        guard let parameters = try? RequestParameters.parse(request).get() else { return nil }
+        return parameters[refresh.refreshTokenField] ?? parameters[revocation.tokenField]
+    }
+}
+
+/// Both shipped dialects at once, for readers of a trace that do not know the profile it ran under: the
+/// `json-v1` endpoints (`/auth/login`, `/auth/refresh`, `/auth/revoke`) and the RFC 6749 token endpoint with
+/// RFC 7009 revocation (`/oauth/token`, `/oauth/revoke`). The world itself serves one profile (`WorldProfile`).
+public struct WorldEndpoints: Sendable, Hashable {
     public init() {}
 
     public static let standard = WorldEndpoints()
 
-    /// The endpoint a request addresses, or nil for a path the world does not serve. A token-endpoint
-    /// request is a login or a refresh by its `grant_type`, or nil when that cannot be read.
+    /// The endpoint a request addresses under either shipped profile.
     public func logical(_ request: HTTPRequestMessage) -> LogicalEndpoint? {
-        let method = request.method.uppercased()
-        switch (method, request.path) {
-        case ("POST", login): return .login
-        case ("POST", refresh): return .refresh
-        case ("POST", revoke), ("POST", revocation): return .revoke
-        case ("POST", token):
-            switch (try? RequestParameters.parse(request).get())?["grant_type"] {
-            case "password": return .login
-            case "refresh_token": return .refresh
-            default: return nil
-            }
-        case ("GET", profile): return .profile
-        case ("GET", let path) where path.hasPrefix(resourcePrefix) || path.hasPrefix("/accounts/"): return .resource
-        default: return nil
-        }
+        WorldProfile.jsonV1.logical(request) ?? WorldProfile.rfc6749.logical(request)
     }
 
     /// The paths a case pattern is matched against for this request: its own, and its logical alias.
@@ -66,5 +75,36 @@ public struct WorldEndpoints: Sendable, Hashable {
     public static func presentedToken(_ request: HTTPRequestMessage) -> String? {
         guard let parameters = try? RequestParameters.parse(request).get() else { return nil }
         return parameters["refresh_token"] ?? parameters["token"]
+    }
+}
+
+extension WorldProfile {
+    /// The request as the `json-v1` profile would carry it: an auth request at its `json-v1` path, with a JSON
+    /// object body whose fields have the `json-v1` names (`email`, `password`, `refresh_token`, `token`), every
+    /// other parameter kept. What the runner's checks read, so each is written once for every profile. A
+    /// request that is not an auth request, or whose body cannot be read, is returned as it is.
+    public func canonicalRequest(_ request: HTTPRequestMessage) -> HTTPRequestMessage {
+        guard let endpoint = logical(request), let alias = endpoint.casePath else { return request }
+        let renames: [String: String]
+        switch endpoint {
+        case .login: renames = [signIn.usernameField: "email", signIn.passwordField: "password"]
+        case .refresh: renames = [refresh.refreshTokenField: "refresh_token"]
+        case .revoke: renames = [revocation.tokenField: "token"]
+        case .profile, .resource:
+            var moved = request
+            moved.path = alias
+            return moved
+        }
+        guard let parameters = try? RequestParameters.parse(request).get() else { return request }
+        var body: [String: JSONValue] = [:]
+        for (name, value) in parameters.values where renames[name] == nil {
+            body[name] = .string(value)
+        }
+        for (name, value) in parameters.values {
+            if let canonical = renames[name] { body[canonical] = .string(value) }
+        }
+        var headers = request.headers.filter { $0.key.lowercased() != "content-type" }
+        headers["content-type"] = "application/json"
+        return HTTPRequestMessage(method: request.method, path: alias, headers: headers, body: .object(body))
     }
 }

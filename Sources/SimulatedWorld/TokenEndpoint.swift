@@ -8,7 +8,8 @@ enum TokenEndpoint {
     /// The scope every grant carries (the world has one).
     static let scope = "session"
 
-    static func respond(to request: HTTPRequestMessage, auth: inout AuthServer, at time: Double) -> HTTPResponseMessage {
+    /// Answers a request to the profile's sign-in or refresh path where that endpoint takes a `grant_type`.
+    static func respond(to request: HTTPRequestMessage, profile: WorldProfile, auth: inout AuthServer, at time: Double) -> HTTPResponseMessage {
         guard request.method.uppercased() == "POST" else {
             return error(400, "invalid_request", "the token endpoint takes POST only (RFC 6749 §3.2)")
         }
@@ -21,31 +22,31 @@ enum TokenEndpoint {
         guard let grantType = parameters["grant_type"] else {
             return error(400, "invalid_request", "grant_type is missing")
         }
-        switch grantType {
-        case "password":
-            // `username` per RFC 6749 §4.3.2; `email` accepted as the world's account names are emails.
-            guard let username = parameters["username"] ?? parameters["email"], let password = parameters["password"] else {
-                return error(400, "invalid_request", "a password grant needs username and password")
+        let signIn = profile.signIn
+        let refresh = profile.refresh
+        if request.path == signIn.path, grantType == signIn.grantType {
+            guard let username = parameters[signIn.usernameField], let password = parameters[signIn.passwordField] else {
+                return error(400, "invalid_request", "a password grant needs \(signIn.usernameField) and \(signIn.passwordField)")
             }
             switch auth.login(email: username, password: password, at: time) {
-            case .success(let grant): return success(grant, scope: parameters["scope"])
+            case .success(let grant): return success(grant, scope: parameters["scope"], accountField: profile.accountIDField)
             case .failure: return error(400, "invalid_grant", "the resource owner credentials are invalid")
             }
-        case "refresh_token":
-            guard let token = parameters["refresh_token"] else {
-                return error(400, "invalid_request", "a refresh grant needs refresh_token")
+        }
+        if request.path == refresh.path, grantType == refresh.grantType {
+            guard let token = parameters[refresh.refreshTokenField] else {
+                return error(400, "invalid_request", "a refresh grant needs \(refresh.refreshTokenField)")
             }
             switch auth.refresh(token, at: time) {
-            case .success(let grant): return success(grant, scope: parameters["scope"])
+            case .success(let grant): return success(grant, scope: parameters["scope"], accountField: profile.accountIDField)
             case .failure: return error(400, "invalid_grant", "the refresh token is invalid, expired, rotated or revoked")
             }
-        default:
-            return error(400, "unsupported_grant_type", "grant_type '\(grantType)' is not supported")
         }
+        return error(400, "unsupported_grant_type", "grant_type '\(grantType)' is not supported")
     }
 
     /// RFC 7009 §2.1-2.2: revokes the token's whole family; an unknown token is still a 200.
-    static func revoke(_ request: HTTPRequestMessage, auth: inout AuthServer) -> HTTPResponseMessage {
+    static func revoke(_ request: HTTPRequestMessage, tokenField: String, auth: inout AuthServer) -> HTTPResponseMessage {
         guard request.method.uppercased() == "POST" else {
             return error(400, "invalid_request", "the revocation endpoint takes POST only (RFC 7009 §2.1)")
         }
@@ -55,7 +56,7 @@ enum TokenEndpoint {
         case .failure(let problem): return error(400, "invalid_request", problem.description)
         }
         if let refusal = clientRefusal(request, parameters) { return refusal }
-        guard let token = parameters["token"] else { return error(400, "invalid_request", "token is missing") }
+        guard let token = parameters[tokenField] else { return error(400, "invalid_request", "\(tokenField) is missing") }
         // `token_type_hint` only speeds up a lookup (§2.1): every token is found whatever the hint says.
         auth.revoke(token)
         return HTTPResponseMessage(status: 200, headers: ["cache-control": "no-store"], body: .null)
@@ -80,12 +81,13 @@ enum TokenEndpoint {
         return nil
     }
 
-    static func success(_ grant: AuthServer.Grant, scope requested: String?) -> HTTPResponseMessage {
+    /// `accountField`: the response field that names the account, when the profile puts it there.
+    static func success(_ grant: AuthServer.Grant, scope requested: String?, accountField: String?) -> HTTPResponseMessage {
         var body: [String: JSONValue] = [
             "access_token": .string(grant.access.value), "token_type": "Bearer",
             "expires_in": .int(Int(grant.lifetime)), "scope": .string(requested ?? scope),
-            "account_id": .string(grant.account),
         ]
+        if let accountField { body[accountField] = .string(grant.account) }
         if let refresh = grant.refresh { body["refresh_token"] = .string(refresh.value) }
         return HTTPResponseMessage(status: 200, headers: noStore, body: .object(body))
     }

@@ -1,19 +1,25 @@
 import ConformanceProtocol
 import JSONCore
 
-/// The servers of the simulated world behind their HTTP endpoints: the authorization server in both dialects
-/// (`WorldEndpoints`), the profile and the resources. Every response carries `Date`, the server's clock.
-/// Faults, holds and the network are the caller's; this answers a request that reached the server.
+/// The servers of the simulated world behind the HTTP endpoints of one `WorldProfile`: the authorization
+/// server, the profile and the resources. Every response carries `Date`, the server's clock. A path the
+/// profile does not name is a 404. Faults, holds and the network are the caller's; this answers a request
+/// that reached the server.
 public struct WorldServer: Sendable {
     /// 2026-01-01T00:00:00Z: the server clock at the start of every case.
     public static let epoch: Double = 1_767_225_600
 
     public var auth: AuthServer
     public var api = APIServer()
-    public var endpoints = WorldEndpoints.standard
+    public let profile: WorldProfile
 
-    public init(seed: UInt64, accounts: [WorldAccount] = WorldAccount.all) {
+    /// A server speaking `profile`, whose token rules become the auth server's starting rules.
+    public init(seed: UInt64, accounts: [WorldAccount] = WorldAccount.all, profile: WorldProfile = .jsonV1) {
         auth = AuthServer(seed: seed, accounts: accounts)
+        self.profile = profile
+        auth.accessTokenLifetime = profile.tokens.accessTokenLifetime
+        auth.rotatesRefreshTokens = profile.tokens.rotation
+        auth.reuseInterval = profile.tokens.reuseInterval
     }
 
     /// Answers one request at server time `time` (seconds since 1970).
@@ -26,23 +32,35 @@ public struct WorldServer: Sendable {
     private mutating func route(_ request: HTTPRequestMessage, at time: Double) -> HTTPResponseMessage {
         // The endpoints take no query string (docs/adapter-protocol.md): a path with one is unknown.
         if request.path.contains("?") { return Self.notFound }
-        let body = request.body
-        switch (request.method.uppercased(), request.path) {
-        case ("POST", endpoints.login):
-            return JSONDialect.login(auth.login(email: body["email"]?.string ?? "", password: body["password"]?.string ?? "", at: time))
-        case ("POST", endpoints.refresh):
-            return JSONDialect.refresh(auth.refresh(body["refresh_token"]?.string, at: time))
-        case ("POST", endpoints.revoke):
-            auth.revoke(body["refresh_token"]?.string ?? body["token"]?.string)
-            return HTTPResponseMessage(status: 200, body: ["revoked": true])
-        case (_, endpoints.token):
-            return TokenEndpoint.respond(to: request, auth: &auth, at: time)
-        case (_, endpoints.revocation):
-            return TokenEndpoint.revoke(request, auth: &auth)
-        case ("GET", endpoints.profile):
-            return authorized(request, at: time) { account, api in api.profile(for: account) }
-        case ("GET", let path) where path.hasPrefix(endpoints.resourcePrefix):
-            let name = String(path.dropFirst(endpoints.resourcePrefix.count))
+        let method = request.method.uppercased()
+        let path = request.path
+        if path == profile.signIn.path || path == profile.refresh.path {
+            // An RFC 6749 token endpoint answers every method (a GET is invalid_request); a json-v1 one only POST.
+            if (path == profile.signIn.path && profile.signIn.grantType != nil)
+                || (path == profile.refresh.path && profile.refresh.grantType != nil) {
+                return TokenEndpoint.respond(to: request, profile: profile, auth: &auth, at: time)
+            }
+            guard method == "POST" else { return Self.notFound }
+            let parameters = (try? RequestParameters.parse(request).get()) ?? RequestParameters(values: [:])
+            if path == profile.signIn.path {
+                return JSONDialect.login(accountField: profile.accountIDField, auth.login(email: parameters[profile.signIn.usernameField] ?? "",
+                                                    password: parameters[profile.signIn.passwordField] ?? "", at: time))
+            }
+            return JSONDialect.refresh(accountField: profile.accountIDField, auth.refresh(parameters[profile.refresh.refreshTokenField], at: time))
+        }
+        if path == profile.revocation.path {
+            if profile.revocation.encoding == .form {
+                return TokenEndpoint.revoke(request, tokenField: profile.revocation.tokenField, auth: &auth)
+            }
+            guard method == "POST" else { return Self.notFound }
+            return JSONDialect.revoke(request, tokenField: profile.revocation.tokenField, auth: &auth)
+        }
+        switch (method, path) {
+        case ("GET", profile.profilePath):
+            let field = profile.profileAccountField
+            return authorized(request, at: time) { account, api in api.profile(for: account, accountField: field) }
+        case ("GET", let path) where path.hasPrefix(profile.resourcePrefix):
+            let name = String(path.dropFirst(profile.resourcePrefix.count))
             return authorized(request, at: time) { account, api in api.resource(name, for: account) }
         case ("GET", let path) where path.hasPrefix("/accounts/"):
             // `/accounts/{account_id}/resources/{name}`: the server authorizes every request, so a valid token
@@ -100,27 +118,40 @@ public struct WorldServer: Sendable {
     }
 }
 
-/// The `json-v1` answers: today's `/auth/login` and `/auth/refresh`.
+/// The `json-v1` answers: today's `/auth/login`, `/auth/refresh` and `/auth/revoke`.
 enum JSONDialect {
-    static func login(_ result: Result<AuthServer.Grant, AuthServer.Refusal>) -> HTTPResponseMessage {
+    /// Revokes the family of the token in `tokenField` (or, as `json-v1` always has, in `refresh_token`); a body
+    /// with neither is a 400 `invalid_request`, never a silent 200.
+    static func revoke(_ request: HTTPRequestMessage, tokenField: String, auth: inout AuthServer) -> HTTPResponseMessage {
+        let parameters = try? RequestParameters.parse(request).get()
+        guard let token = parameters?[tokenField] ?? parameters?["refresh_token"] else {
+            return HTTPResponseMessage(status: 400, headers: ["content-type": "application/json"],
+                                       body: ["error": "invalid_request", "error_description": .string("\(tokenField) is missing")])
+        }
+        auth.revoke(token)
+        return HTTPResponseMessage(status: 200, body: ["revoked": true])
+    }
+
+    static func login(accountField: String?, _ result: Result<AuthServer.Grant, AuthServer.Refusal>) -> HTTPResponseMessage {
         switch result {
-        case .success(let grant): tokenResponse(grant)
+        case .success(let grant): tokenResponse(grant, accountField: accountField)
         case .failure: HTTPResponseMessage(status: 401, body: ["error": "invalid_credentials"])
         }
     }
 
-    static func refresh(_ result: Result<AuthServer.Grant, AuthServer.Refusal>) -> HTTPResponseMessage {
+    static func refresh(accountField: String?, _ result: Result<AuthServer.Grant, AuthServer.Refusal>) -> HTTPResponseMessage {
         switch result {
-        case .success(let grant): tokenResponse(grant)
+        case .success(let grant): tokenResponse(grant, accountField: accountField)
         case .failure: HTTPResponseMessage(status: 400, body: ["error": "invalid_grant"])
         }
     }
 
-    static func tokenResponse(_ grant: AuthServer.Grant) -> HTTPResponseMessage {
+    static func tokenResponse(_ grant: AuthServer.Grant, accountField: String?) -> HTTPResponseMessage {
         var body: [String: JSONValue] = [
             "access_token": .string(grant.access.value),
-            "expires_in": .int(Int(grant.lifetime)), "token_type": "Bearer", "account_id": .string(grant.account),
+            "expires_in": .int(Int(grant.lifetime)), "token_type": "Bearer",
         ]
+        if let accountField { body[accountField] = .string(grant.account) }
         if let refresh = grant.refresh { body["refresh_token"] = .string(refresh.value) }
         return HTTPResponseMessage(status: 200, headers: ["content-type": "application/json", "cache-control": "no-store"],
                                    body: .object(body))

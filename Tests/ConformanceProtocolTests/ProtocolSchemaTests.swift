@@ -165,6 +165,16 @@ private enum ProtocolSamples {
                    .welcome(seed: .max, clock: ClockReading(wall: 1_767_225_600.25, monotonic: 12.5))),
             fromRunner("welcome in loopback mode", .welcome(
                 seed: 7, clock: ClockReading(wall: 1_767_225_600, monotonic: 0), httpBaseURL: "http://127.0.0.1:41234")),
+            fromRunner("welcome with the rfc6749 world profile", .welcome(
+                seed: 7, clock: ClockReading(wall: 1_767_225_600, monotonic: 0), httpBaseURL: "http://127.0.0.1:41234",
+                world: WorldDescription(
+                    name: "rfc6749",
+                    signIn: .init(path: "/oauth/token", encoding: "form", grantType: "password",
+                                  fields: ["username": "username", "password": "password"]),
+                    refresh: .init(path: "/oauth/token", encoding: "form", grantType: "refresh_token",
+                                   fields: ["refreshToken": "refresh_token"]),
+                    revocation: .init(path: "/oauth/revoke", encoding: "form", fields: ["token": "token"]),
+                    profilePath: "/me", resourcePrefix: "/resources/", accountIDFrom: "profile", accountIDField: "sub"))),
             fromRunner("handshake error with a message", .error(ErrorInfo(
                 code: "protocol-version", message: "this runner speaks protocol 1; the adapter sent 2", definite: true))),
             fromRunner("handshake error without a message, indefinite", .error(ErrorInfo(code: "busy", definite: false))),

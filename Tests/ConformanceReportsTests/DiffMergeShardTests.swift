@@ -98,6 +98,10 @@ struct MergeTests {
         var otherSeed = shards[1]
         otherSeed.run.seed = "2"
         #expect(message([("a", shards[0]), ("b", otherSeed), ("c", shards[2])]).hasPrefix("b and a are not shards of one run: their seeds differ"))
+        var otherWorld = shards[1]
+        otherWorld.run.world = "rfc6749"
+        #expect(message([("a", shards[0]), ("b", otherWorld), ("c", shards[2])])
+                == "b and a are not shards of one run: their world profiles differ (rfc6749 vs json-v1)")
         var otherSpec = shards[1]
         otherSpec.spec.digest = "sha256:" + String(repeating: "0", count: 64)
         #expect(message([("a", shards[0]), ("b", otherSpec), ("c", shards[2])]).contains("spec digests differ"))

@@ -12,7 +12,7 @@ struct WorldDialectTests {
 
     @Test("a case path names a token-endpoint grant by its json-v1 alias; other paths do not match it")
     func casePathsMatchAliases() {
-        let world = World(seed: 1)
+        let world = World(seed: 1, profile: .rfc6749)
         #expect(world.matches(pattern: "/auth/refresh", Self.formRefresh))
         #expect(world.matches(pattern: "/oauth/token", Self.formRefresh))
         #expect(world.matches(pattern: "/auth/*", Self.formRefresh))
@@ -21,7 +21,7 @@ struct WorldDialectTests {
 
     @Test("a fault planned for /auth/refresh answers a form-encoded refresh at /oauth/token")
     func faultsFollowAliases() {
-        var world = World(seed: 1)
+        var world = World(seed: 1, profile: .rfc6749)
         world.addFault(path: "/auth/refresh", kind: .serverError, times: 1)
         guard case .response(let faulted) = world.serve(Self.formRefresh) else { Issue.record("no response"); return }
         #expect(faulted.status == 503)

@@ -48,6 +48,36 @@ struct ReferenceConformanceTests {
         #expect(!result.requirements.contains { $0.status == .untested }, "every testable requirement has a case")
     }
 
+    @Test("in-process under the rfc6749 world, the reference speaks the token endpoint and passes every case")
+    func inProcessPassesEverythingUnderRFC6749() throws {
+        let bundle = try Self.bundle()
+        let rfc6749 = try #require(bundle.worlds.first { $0.name == "rfc6749" })
+        let runner = SuiteRunner(bundle: bundle, launcher: InProcessLauncher(description: "in-process") {
+            ReferenceClientAdapter()
+        })
+        let result = runner.run(RunOptions(seed: 1, world: rfc6749))
+        #expect(result.world?.name == "rfc6749")
+        #expect(result.outcomes.count == bundle.cases.count)
+        #expect(result.outcomes.allSatisfy { $0.status == .pass }, "\(Self.failures(result))")
+        #expect(result.mustRequirementsPass)
+        let paths = Set(result.outcomes.flatMap { $0.trace.events.compactMap { event -> String? in
+            if case .received(.http(_, _, let request)) = event.kind { return request.path }
+            return nil
+        } })
+        #expect(paths.contains("/oauth/token") && paths.contains("/oauth/revoke"))
+        #expect(!paths.contains { $0.hasPrefix("/auth/") }, "the json-v1 endpoints are not spoken under rfc6749")
+    }
+
+    @Test("without --world, an in-process run is under json-v1")
+    func inProcessDefaultsToJSONV1() throws {
+        let runner = SuiteRunner(bundle: try Self.bundle(), launcher: InProcessLauncher(description: "in-process") {
+            ReferenceClientAdapter()
+        })
+        let result = runner.run(RunOptions(seed: 1, filters: ["one-401-refreshes-and-retries-once"]))
+        #expect(result.world?.name == "json-v1")
+        #expect(result.outcomes.map(\.status) == [.pass])
+    }
+
     @Test("through its adapter process, the reference gives the same verdicts as in-process")
     func processMatchesInProcess() throws {
         let adapter = try #require(Paths.referenceAdapter, "build the reference adapter first (swift build)")

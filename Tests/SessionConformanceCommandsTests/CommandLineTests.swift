@@ -81,7 +81,7 @@ struct CommandLineTests {
         #expect(console.stderr == """
             error: unknown option '--qiet'
             hint: did you mean '--quiet'?
-            usage: session-conformance lint [PATH...] [--spec-root DIR] [--quiet]
+            usage: session-conformance lint [PATH...] [--spec-root DIR] [--world FILE] [--quiet]
             Run 'session-conformance lint --help' for more.
 
             """)

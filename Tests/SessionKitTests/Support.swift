@@ -1,6 +1,7 @@
 import Foundation
 import SessionKit
 import SessionKitTesting
+import SimulatedWorld
 import Testing
 
 /// Accounts and resources of the standard world.
@@ -21,9 +22,10 @@ extension TestWorld {
     static func standard(
         seed: UInt64 = 1,
         server: WorldHTTPServer.Configuration = .init(),
-        lockState: InMemorySecureStorage.LockState = .unlocked
+        lockState: InMemorySecureStorage.LockState = .unlocked,
+        profile: WorldProfile = .jsonV1
     ) -> TestWorld {
-        let world = TestWorld(seed: seed, server: server, lockState: lockState)
+        let world = TestWorld(seed: seed, server: server, lockState: lockState, profile: profile)
         for account in [Fixture.alice, Fixture.bob] {
             world.server.addAccount(email: account.email, password: account.password, id: account.id, displayName: account.id.rawValue)
             for resource in ["inbox", "news", "secrets"] {

@@ -5,7 +5,7 @@ import Testing
 
 /// A world with its accounts, and requests in both encodings.
 struct Server {
-    var world = WorldServer(seed: 1)
+    var world = WorldServer(seed: 1, profile: .rfc6749)
     var time = WorldServer.epoch
 
     static let form = ["content-type": "application/x-www-form-urlencoded"]

@@ -29,6 +29,9 @@ struct SchemaAgreementTests {
             try #require(FileManager.default.fileExists(atPath: required.path), "missing real spec \(required.path)")
         }
         files += Paths.yamlFiles(in: specs.appendingPathComponent("cases"))
+        let worlds = Paths.yamlFiles(in: specs.appendingPathComponent("worlds"))
+        try #require(worlds.count >= 2, "Specs/worlds holds the shipped world profiles json-v1 and rfc6749")
+        files += worlds
 
         var instances: [Instance] = []
         for file in files {
@@ -141,6 +144,7 @@ private enum SchemaKind: String, CaseIterable, Hashable {
     case requirements
     case stateMachine = "state-machine"
     case cases
+    case world
 
     var schemaFile: String { "Specs/schema/\(rawValue).schema.json" }
     var schema: URL { Paths.root.appendingPathComponent(schemaFile) }

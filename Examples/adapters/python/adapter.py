@@ -42,9 +42,11 @@ CAUSE: contextvars.ContextVar = contextvars.ContextVar("cause", default=None)
 class Effects:
     """Everything the client can do to the world. Each call is one protocol message."""
 
-    def __init__(self, host: "Host", seed: int):
+    def __init__(self, host: "Host", seed: int, world=None):
         self._host = host
         self.seed = seed
+        # The world profile the runner's `welcome` names (its endpoints and field names), or None.
+        self.world = world
 
     # -- Effects: answered by the runner with a `reply`.
 
@@ -186,7 +188,7 @@ class Host:
         cause = CAUSE.get()
         if cause is not None:
             request_headers["X-Conformance-Cause"] = cause
-        data = None if body is None else json.dumps(body).encode()
+        data = None if body is None else body.encode() if isinstance(body, str) else json.dumps(body).encode()
         request = urllib.request.Request(self.base_url + path, data=data, headers=request_headers, method=method)
         self.http_started += 1
         sequence = self.http_started
@@ -227,7 +229,7 @@ class Host:
             self.clock = dict(message["clock"])
             if self.loopback:
                 self.base_url = message["http"]["baseURL"]
-            self.client = SessionClient(Effects(self, int(message["seed"])))
+            self.client = SessionClient(Effects(self, int(message["seed"]), message.get("world")))
         elif kind == "error":
             sys.stderr.write(f"adapter: the runner refused us: {message.get('code')}\n")
             sys.exit(2)

@@ -30,6 +30,7 @@ What it does, requirement by requirement (Specs/requirements.yaml):
 import asyncio
 import copy
 import json
+import urllib.parse
 
 IMPLEMENTATION = {"name": "python-example", "version": "1.0.0", "language": "Python", "platform": "linux"}
 CAPABILITIES = ["background-refresh", "offline-browsing"]
@@ -152,15 +153,40 @@ class SplitMix64:
         return (self.next() >> 11) / float(1 << 53)
 
 
+# The world profile when the runner's `welcome` names none: today's JSON endpoints (docs/adapter-protocol.md).
+JSON_V1 = {
+    "name": "json-v1",
+    "signIn": {"path": "/auth/login", "encoding": "json", "fields": {"username": "email", "password": "password"}},
+    "refresh": {"path": "/auth/refresh", "encoding": "json", "fields": {"refreshToken": "refresh_token"}},
+    "revocation": {"path": "/auth/revoke", "encoding": "json", "fields": {"token": "token"}},
+    "profile": {"path": "/me"},
+    "resources": {"prefix": "/resources/"},
+    "accountID": {"from": "tokenResponse", "field": "account_id"},
+}
+
+
 class AuthAPI:
     """The server's HTTP API, classified. `refresh` is a plain call: it never goes through the 401 handling
-    of resource requests, and carries no access token."""
+    of resource requests, and carries no access token. Paths, body encodings and field names follow the world
+    profile of the runner's `welcome` (JSON at /auth/* when it names none; form-encoded RFC 6749 grants to
+    /oauth/token under `rfc6749`)."""
 
     def __init__(self, effects):
         self.effects = effects
+        self.world = getattr(effects, "world", None) or JSON_V1
 
-    async def _exchange(self, method, path, body=None, token=None):
-        headers = {"content-type": "application/json"} if body is not None else {}
+    def _endpoint(self, name):
+        endpoint = self.world[name]
+        return endpoint["path"], endpoint.get("encoding", "json"), endpoint.get("fields", {})
+
+    async def _exchange(self, method, path, body=None, token=None, encoding="json"):
+        headers = {}
+        if body is not None and encoding == "form":
+            # A form body is text: a string in message mode, the bytes of it over loopback HTTP.
+            headers["content-type"] = "application/x-www-form-urlencoded"
+            body = urllib.parse.urlencode(sorted(body.items()))
+        elif body is not None:
+            headers["content-type"] = "application/json"
         if token is not None:
             headers["authorization"] = f"Bearer {token}"
         outcome = await self.effects.http(method, path, headers, body)
@@ -182,16 +208,29 @@ class AuthAPI:
             return None
         refresh = body.get("refresh_token")
         return {"access": access, "refresh": refresh if isinstance(refresh, str) else None, "expires_in": expires,
-                "account": body.get("account_id") if isinstance(body.get("account_id"), str) else None}
+                "account": None}
 
     async def login(self, email, password):
         """("granted", grant) | ("invalidCredentials",) | ("failed", class)"""
-        outcome = await self._exchange("POST", "/auth/login", {"email": email, "password": password})
+        path, encoding, fields = self._endpoint("signIn")
+        request = {fields.get("username", "username"): email, fields.get("password", "password"): password}
+        if self.world["signIn"].get("grantType"):
+            request["grant_type"] = self.world["signIn"]["grantType"]
+        outcome = await self._exchange("POST", path, request, encoding=encoding)
         if outcome[0] == "failure":
             return ("failed", outcome[1])
         _, status, body = outcome
         if 200 <= status < 300:
             grant = self._grant(body)
+            if grant and self.world["accountID"]["from"] == "tokenResponse":
+                account = body.get(self.world["accountID"]["field"])
+                grant["account"] = account if isinstance(account, str) else None
+            elif grant:
+                # The token response does not name the account: the profile, read with the new token, does.
+                profile = await self.profile(grant["access"])
+                if profile[0] != "profile":
+                    return ("failed", profile[1] if profile[0] == "failed" else "unexpectedResponse")
+                grant["account"] = profile[1]
             return ("granted", grant) if grant and grant["account"] and grant["refresh"] else ("failed", "unexpectedResponse")
         if status in (400, 401):
             return ("invalidCredentials",)
@@ -199,7 +238,10 @@ class AuthAPI:
 
     async def refresh(self, refresh_token):
         """("granted", grant) | ("rejected", class) | ("failed", class). Only "rejected" signs out."""
-        outcome = await self._exchange("POST", "/auth/refresh", {"grant_type": "refresh_token", "refresh_token": refresh_token})
+        path, encoding, fields = self._endpoint("refresh")
+        request = {"grant_type": self.world["refresh"].get("grantType") or "refresh_token",
+                   fields.get("refreshToken", "refresh_token"): refresh_token}
+        outcome = await self._exchange("POST", path, request, encoding=encoding)
         if outcome[0] == "failure":
             return ("failed", outcome[1])
         _, status, body = outcome
@@ -217,7 +259,9 @@ class AuthAPI:
 
     async def revoke(self, refresh_token):
         """("revoked",) | ("retryable", class) | ("refused", status)"""
-        outcome = await self._exchange("POST", "/auth/revoke", {"token": refresh_token, "token_type_hint": "refresh_token"})
+        path, encoding, fields = self._endpoint("revocation")
+        request = {fields.get("token", "token"): refresh_token, "token_type_hint": "refresh_token"}
+        outcome = await self._exchange("POST", path, request, encoding=encoding)
         if outcome[0] == "failure":
             return ("retryable", outcome[1])
         status = outcome[1]
@@ -229,12 +273,13 @@ class AuthAPI:
 
     async def profile(self, access_token):
         """("profile", account_id) | ("unauthorized",) | ("failed", class)"""
-        outcome = await self._exchange("GET", "/me", token=access_token)
+        outcome = await self._exchange("GET", self.world["profile"]["path"], token=access_token)
         if outcome[0] == "failure":
             return ("failed", outcome[1])
         _, status, body = outcome
         if 200 <= status < 300:
-            account = body.get("account_id")
+            field = self.world["accountID"]["field"] if self.world["accountID"]["from"] == "profile" else "account_id"
+            account = body.get(field)
             return ("profile", account) if isinstance(account, str) else ("failed", "unexpectedResponse")
         if status == 401:
             return ("unauthorized",)
@@ -242,7 +287,7 @@ class AuthAPI:
 
     async def resource(self, name, access_token):
         """("content", body) | ("unauthorized",) | ("forbidden",) | ("notFound",) | ("failed", class)"""
-        outcome = await self._exchange("GET", f"/resources/{name}", token=access_token)
+        outcome = await self._exchange("GET", self.world["resources"]["prefix"] + name, token=access_token)
         if outcome[0] == "failure":
             return ("failed", outcome[1])
         _, status, body = outcome

@@ -17,7 +17,8 @@ public enum ReplyBody: Sendable, Hashable {
 /// Messages from the runner to the adapter.
 public enum RunnerMessage: Sendable, Hashable {
     /// `httpBaseURL` is set when the adapter asked for loopback HTTP: where the world's endpoints are served.
-    case welcome(seed: UInt64, clock: ClockReading, httpBaseURL: String? = nil)
+    /// `world` describes the world profile in force (its endpoints and field names); an adapter may ignore it.
+    case welcome(seed: UInt64, clock: ClockReading, httpBaseURL: String? = nil, world: WorldDescription? = nil)
     case error(ErrorInfo)
     case command(AppCommand)
     case reply(id: String, ReplyBody)
@@ -32,10 +33,11 @@ public enum RunnerMessage: Sendable, Hashable {
 
     public var json: JSONValue {
         switch self {
-        case .welcome(let seed, let clock, let httpBaseURL):
+        case .welcome(let seed, let clock, let httpBaseURL, let world):
             var object: [String: JSONValue] = ["type": "welcome", "protocol": .int(adapterProtocolVersion),
                                                "seed": .string(String(seed)), "clock": clock.json]
             if let httpBaseURL { object["http"] = ["baseURL": .string(httpBaseURL)] }
+            if let world { object["world"] = world.json }
             return .object(object)
         case .error(let info):
             var object = info.json.object ?? [:]
@@ -82,7 +84,9 @@ public enum RunnerMessage: Sendable, Hashable {
             if reader.has("http") {
                 baseURL = try FieldReader(reader.value("http"), what: "the 'http' of a welcome").optionalString("baseURL")
             }
-            self = .welcome(seed: seed, clock: try ClockReading(json: reader.value("clock")), httpBaseURL: baseURL)
+            let world = reader.has("world") ? try WorldDescription(json: reader.value("world")) : nil
+            self = .welcome(seed: seed, clock: try ClockReading(json: reader.value("clock")), httpBaseURL: baseURL,
+                            world: world)
         case "error":
             self = .error(try ErrorInfo(json: json))
         case "command":

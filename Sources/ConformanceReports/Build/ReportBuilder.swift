@@ -95,7 +95,8 @@ public enum ReportBuilder {
                          startupFailure: result.startupFailure.map {
                              RunInfo.StartupFailure(message: $0.message, stderrTail: $0.stderrTail)
                          },
-                         shard: context.shard, filters: context.filters, command: context.command),
+                         shard: context.shard, filters: context.filters, command: context.command,
+                         world: result.world?.name),
             certification: [], summary: ReportSummary(requirements: [:], cases: [:], durationSeconds: 0),
             gate: Gate(passed: false, reasons: []),
             requirements: requirements, cases: cases, stateMachine: stateMachine, expectedFailures: expected)

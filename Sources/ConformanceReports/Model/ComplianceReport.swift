@@ -84,6 +84,9 @@ public struct RunInfo: Sendable, Equatable, Codable {
     public var filters: [String]
     /// The command that ran the suite; each case's `reproduce` adds `--case ID --seed N` to it.
     public var command: String
+    /// The name of the world profile the cases ran under (`json-v1`, `rfc6749`, or a team's own); nil when
+    /// no case ran.
+    public var world: String?
 
     public struct StartupFailure: Sendable, Equatable, Codable {
         public var message: String

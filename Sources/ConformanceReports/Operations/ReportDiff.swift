@@ -98,6 +98,9 @@ public struct ReportDiff: Sendable {
             notes.append("a report covers only part of the suite (a shard or a filtered run): merge shards before diffing")
         }
         if old.run.seed != new.run.seed { notes.append("the seeds differ (\(old.run.seed) and \(new.run.seed))") }
+        if old.run.world != new.run.world {
+            notes.append("the world profiles differ (\(old.run.world ?? "none") and \(new.run.world ?? "none"))")
+        }
         return ReportDiff(regressions: regressions, fixes: fixes, newlyCovered: newlyCovered, noLongerCovered: noLonger,
                           otherChanges: other, caseChanges: caseChanges, certificationChanges: certification, notes: notes)
     }

@@ -18,6 +18,9 @@ public enum ReportMerge {
             if report.spec.digest != first.spec.digest { throw differ("spec digests", first.spec.digest, report.spec.digest) }
             if report.adapter != first.adapter { throw differ("adapters", first.adapter.description, report.adapter.description) }
             if report.run.seed != first.run.seed { throw differ("seeds", first.run.seed, report.run.seed) }
+            if report.run.world != first.run.world {
+                throw differ("world profiles", first.run.world ?? "none", report.run.world ?? "none")
+            }
             if report.run.filters != first.run.filters {
                 throw differ("case filters", first.run.filters.joined(separator: ","), report.run.filters.joined(separator: ","))
             }

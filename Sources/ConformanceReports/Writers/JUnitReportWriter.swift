@@ -173,6 +173,7 @@ public enum JUnitReportWriter {
             list.append(("implementation", "\(implementation.name) \(implementation.version) (\(implementation.language), \(implementation.platform))"))
         }
         if let shard = report.run.shard { list.append(("shard", shard.description)) }
+        if let world = report.run.world { list.append(("world", world)) }
         for verdict in report.certification { list.append(("certification.\(verdict.profile)", verdict.verdict.rawValue)) }
         return list
     }

@@ -120,6 +120,7 @@ public enum MarkdownReportWriter {
                    + " |")
         out.append("| adapter | `\(code(report.adapter.description))` |")
         out.append("| seed | \(report.run.seed) |")
+        if let world = report.run.world { out.append("| world | \(cell(world)) |") }
         out.append("| started, finished | \(report.run.startedAt), \(report.run.finishedAt) |")
         out.append("| completed | \(report.run.completed ? "yes" : "no") |")
         if let shard = report.run.shard { out.append("| shard | \(shard) |") }

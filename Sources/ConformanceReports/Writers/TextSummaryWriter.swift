@@ -15,6 +15,7 @@ public enum TextSummaryWriter {
             lines.append("client: \(implementation.name) \(implementation.version) (\(implementation.language), "
                          + "\(implementation.platform)); capabilities: \(capabilities)")
         }
+        if let world = report.run.world { lines.append("world: \(world)") }
         if let shard = report.run.shard { lines.append("shard \(shard): \(report.cases.count) cases") }
         if let failure = report.run.startupFailure {
             // One clear error: no case ran, so a list of untested requirements would only hide it.

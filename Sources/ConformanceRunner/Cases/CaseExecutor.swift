@@ -10,11 +10,12 @@ struct CaseExecutor {
     let capabilities: [String]
     let offlineResources: [String]
     let seed: UInt64
+    var world: WorldProfile = .jsonV1
 
     func run() -> CaseOutcome {
         let caseSeed = SeededRandom.derive(seed, acceptanceCase.id)
         let missing = acceptanceCase.capabilities.map(\.value).filter { !capabilities.contains($0) }
-        let driver = ClientDriver(launcher: launcher, seed: caseSeed)
+        let driver = ClientDriver(launcher: launcher, seed: caseSeed, profile: world)
         if !missing.isEmpty {
             return outcome(.skipped, driver: driver, findings: [], seed: caseSeed,
                            reason: "the adapter does not declare \(missing.joined(separator: ", "))")
@@ -59,7 +60,7 @@ struct CaseExecutor {
                            stderrTail: error.stderrTail.isEmpty ? driver.tail() : error.stderrTail)
         }
         driver.finish()
-        let context = OracleContext(index: TraceIndex(driver.trace), trace: driver.trace, world: driver.world,
+        let context = OracleContext(index: TraceIndex(driver.trace, profile: driver.world.profile), trace: driver.trace, world: driver.world,
                                     machine: machine, capabilities: capabilities, offlineResources: offlineResources,
                                     capturedLog: driver.capturedLog)
         for oracle in Oracles.all { findings += oracle.check(context) }

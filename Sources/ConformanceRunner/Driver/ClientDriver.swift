@@ -35,10 +35,10 @@ final class ClientDriver {
     /// Everything the client logged to stderr, across instances.
     private(set) var capturedLog = ""
 
-    init(launcher: any AdapterLauncher, seed: UInt64) {
+    init(launcher: any AdapterLauncher, seed: UInt64, profile: WorldProfile = .jsonV1) {
         self.launcher = launcher
         self.seed = seed
-        world = World(seed: seed)
+        world = World(seed: seed, profile: profile)
     }
 
     var isRunning: Bool { connection != nil }
@@ -149,7 +149,8 @@ final class ClientDriver {
             loopbackPort = bridge.port
             loopback = bridge
         }
-        try send(.welcome(seed: seed, clock: world.deviceClock, httpBaseURL: loopback?.baseURL))
+        try send(.welcome(seed: seed, clock: world.deviceClock, httpBaseURL: loopback?.baseURL,
+                          world: world.profile.welcomeDescription))
     }
 
     func kill(reason: String) {

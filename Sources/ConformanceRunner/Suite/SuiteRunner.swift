@@ -1,6 +1,7 @@
 import ConformanceProtocol
 import Dispatch
 import Foundation
+import SimulatedWorld
 import SpecModel
 import Synchronization
 
@@ -18,6 +19,8 @@ public struct RunResult: Sendable {
     public let startupFailure: AdapterFailure?
     /// The signal that stopped the run before every selected case ran; `outcomes` holds the cases that completed.
     public var interruptedBy: Int32? = nil
+    /// The world profile the cases ran under; nil when the adapter could not be started.
+    public var world: WorldProfile? = nil
 
     /// Certified: every MUST passed (or does not apply) and nothing errored.
     public var mustRequirementsPass: Bool {
@@ -35,12 +38,17 @@ public struct RunOptions: Sendable {
     public var filters: [String] = []
     /// When set, only the cases with these IDs run, of those the filters select (a shard of the suite).
     public var only: Set<String>?
+    /// The world profile every case runs under; nil: `json-v1` for in-process and message-mode adapters,
+    /// `rfc6749` for loopback-HTTP adapters (the spec's `worlds/` files, else the built-in ones).
+    public var world: WorldProfile?
 
-    public init(seed: UInt64 = 1, jobs: Int = 1, filters: [String] = [], only: Set<String>? = nil) {
+    public init(seed: UInt64 = 1, jobs: Int = 1, filters: [String] = [], only: Set<String>? = nil,
+                world: WorldProfile? = nil) {
         self.seed = seed
         self.jobs = jobs
         self.filters = filters
         self.only = only
+        self.world = world
     }
 }
 
@@ -70,7 +78,7 @@ public struct SuiteRunner: Sendable {
                              seed: options.seed, outcomes: [], requirements: [],
                              startupFailure: AdapterFailure(.notRunning, "the spec has no requirements or no state machine"))
         }
-        let probe: (ImplementationInfo, [String], [String])
+        let probe: (ImplementationInfo, [String], [String], HTTPMode)
         defer { launcher.stopIdle() }
         do {
             probe = try Self.probe(launcher)
@@ -80,6 +88,7 @@ public struct SuiteRunner: Sendable {
                              startupFailure: error)
         }
         let cases = selectedCases(options)
+        let world = options.world ?? defaultWorld(for: probe.3)
         let results = Mutex<[Int: CaseOutcome]>([:])
         let next = Atomic<Int>(0)
         let done = Atomic<Int>(0)
@@ -90,7 +99,8 @@ public struct SuiteRunner: Sendable {
                 guard position < cases.count else { return }
                 let started = DispatchTime.now().uptimeNanoseconds
                 var outcome = CaseExecutor(acceptanceCase: cases[position], machine: machine, launcher: launcher,
-                                           capabilities: probe.1, offlineResources: probe.2, seed: options.seed).run()
+                                           capabilities: probe.1, offlineResources: probe.2, seed: options.seed,
+                                           world: world).run()
                 outcome.duration = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
                 // A case cut short by the interruption did not complete; it is left out rather than an error.
                 if RunInterruption.requested != nil, outcome.status == .error { return }
@@ -104,16 +114,24 @@ public struct SuiteRunner: Sendable {
                                requirements: VerdictBuilder.verdicts(catalogue: catalogue, outcomes: outcomes, capabilities: probe.1),
                                startupFailure: nil)
         if outcomes.count < cases.count { result.interruptedBy = RunInterruption.requested }
+        result.world = world
         return result
     }
 
+    /// The profile a run without `--world` uses: the spec's `json-v1` for in-process and message-mode
+    /// adapters, its `rfc6749` for loopback HTTP (the built-in ones when the spec has no `worlds/`).
+    public func defaultWorld(for mode: HTTPMode) -> WorldProfile {
+        let fallback: WorldProfile = mode == .loopback ? .rfc6749 : .jsonV1
+        return bundle.worlds.first { $0.name == fallback.name } ?? fallback
+    }
+
     /// Starts the client once to read its identity and capabilities.
-    static func probe(_ launcher: any AdapterLauncher) throws(AdapterFailure) -> (ImplementationInfo, [String], [String]) {
+    static func probe(_ launcher: any AdapterLauncher) throws(AdapterFailure) -> (ImplementationInfo, [String], [String], HTTPMode) {
         let connection = try launcher.launch()
         // Released, not killed: an adapter that declared `reset` serves the first case.
         defer { connection.release() }
         let message = try connection.receive()
-        guard case .hello(let version, let implementation, let capabilities, let offlineResources, _) = message else {
+        guard case .hello(let version, let implementation, let capabilities, let offlineResources, let httpMode) = message else {
             throw AdapterFailure(.protocolViolation, "the adapter's first message was not 'hello'",
                                  stderrTail: String(connection.capturedLog.suffix(4_000)))
         }
@@ -122,6 +140,6 @@ public struct SuiteRunner: Sendable {
                                  "this runner speaks protocol \(adapterProtocolVersion); the adapter sent \(version)",
                                  stderrTail: String(connection.capturedLog.suffix(4_000)))
         }
-        return (implementation, capabilities, offlineResources)
+        return (implementation, capabilities, offlineResources, httpMode)
     }
 }

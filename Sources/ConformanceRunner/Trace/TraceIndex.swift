@@ -1,4 +1,5 @@
 import ConformanceProtocol
+import SimulatedWorld
 
 /// The trace read back as facts: each HTTP exchange with its reply, each transition, what was shown,
 /// stored and logged, each with the event number that proves it.
@@ -62,7 +63,12 @@ struct TraceIndex {
     /// checked on their own: they are storage, not output).
     private(set) var emittedTexts: [Located<String>] = []
 
-    init(_ trace: Trace) {
+    /// The world profile whose auth requests the index shows in `json-v1` form (`WorldProfile.canonicalRequest`),
+    /// so the oracles read one dialect whatever the client spoke; nil keeps every request as sent.
+    private let profile: WorldProfile?
+
+    init(_ trace: Trace, profile: WorldProfile? = nil) {
+        self.profile = profile
         var exchangeIndex: [String: Int] = [:]
         var readIndex: [String: Int] = [:]
         for event in trace.events {
@@ -100,7 +106,7 @@ struct TraceIndex {
         case .http(let id, let cause, let request):
             exchangeIndex["\(event.instance)/\(id)"] = exchanges.count
             exchanges.append(Exchange(event: event.number, instance: event.instance, step: event.step, id: id,
-                                      cause: cause, request: request))
+                                      cause: cause, request: profile.map { $0.canonicalRequest(request) } ?? request))
         case .storage(let id, let operation, let key, let value, let accessibility):
             if operation == .set {
                 storageWrites.append(StorageWrite(event: event.number, instance: event.instance, effectID: id, secure: true, key: key,

@@ -29,9 +29,12 @@ public struct World: Sendable {
     private var faults: [(path: String, kind: FaultKind, remaining: Int)] = []
     private(set) var holds: [String] = []
 
-    public init(seed: UInt64) {
-        server = WorldServer(seed: seed)
+    /// A world whose server speaks `profile` (its paths, bodies, fields and starting token rules).
+    public init(seed: UInt64, profile: WorldProfile = .jsonV1) {
+        server = WorldServer(seed: seed, profile: profile)
     }
+
+    public var profile: WorldProfile { server.profile }
 
     public var vault: TokenVault { auth.vault }
     public var deviceClock: ClockReading { ClockReading(wall: serverTime + skew, monotonic: monotonic) }
@@ -59,9 +62,10 @@ public struct World: Sendable {
     func contentOwner(_ contentID: String) -> String? { server.api.contentOwners[contentID] }
 
     /// Whether a case's path pattern names this request: by its path, or by the `json-v1` path of the
-    /// endpoint it addresses (`LogicalEndpoint.casePath`), so a refresh at `/oauth/token` is `/auth/refresh`.
+    /// endpoint it addresses under the world's profile (`LogicalEndpoint.casePath`), so a refresh at
+    /// `/oauth/token` is `/auth/refresh`.
     func matches(pattern: String, _ request: HTTPRequestMessage) -> Bool {
-        server.endpoints.casePaths(request).contains { Self.matches(pattern: pattern, path: $0) }
+        server.profile.casePaths(request).contains { Self.matches(pattern: pattern, path: $0) }
     }
 
     /// A path pattern: exact, or a prefix when it ends in `*`.
@@ -112,7 +116,7 @@ public struct World: Sendable {
     }
 
     private mutating func revokeSessions(presentedIn request: HTTPRequestMessage) {
-        let presented = request.bearerToken ?? WorldEndpoints.presentedToken(request)
+        let presented = request.bearerToken ?? server.profile.presentedToken(request)
         if let token = presented.flatMap({ auth.vault.token($0) }) {
             auth.revokeAll(account: token.account)
         }

@@ -8,7 +8,7 @@ import SpecModel
 enum RunCommand: Command {
     static let name = "run"
     static let summary = "Run the acceptance cases against a client and report per requirement."
-    static let usage = "session-conformance run [--adapter COMMAND [--no-reset] [--loopback-port PORT]] [--connection in-process|process] [--case ID]... [--filter PATTERN]... [--requirement ID]... [--rerun-failed REPORT.json] [--seed N] [--timeout SECONDS] [--jobs N] [--report FORMAT[=PATH]]... [--expected-failures FILE] [--write-expected-failures FILE] [--shard I/N]"
+    static let usage = "session-conformance run [--adapter COMMAND [--no-reset] [--loopback-port PORT]] [--connection in-process|process] [--case ID]... [--filter PATTERN]... [--requirement ID]... [--rerun-failed REPORT.json] [--seed N] [--timeout SECONDS] [--jobs N] [--report FORMAT[=PATH]]... [--expected-failures FILE] [--write-expected-failures FILE] [--shard I/N] [--world FILE|NAME]"
     static let discussion = """
         Without --adapter, the built-in reference implementation (SessionKit) is certified, in-process by
         default or as its own process with --connection process. --adapter runs an external client: the
@@ -54,6 +54,13 @@ enum RunCommand: Command {
         time). Colours only on a terminal, and never when NO_COLOR is set. Paths inside the working directory
         are written relative to it in reproduce lines and reports.
 
+        --world FILE|NAME sets the world profile: the endpoints' paths, bodies and field names, and the
+        token lifetime, rotation and reuse interval every case starts with (a case's 'configure' step still
+        changes them). NAME is a profile of the spec's worlds/ folder: json-v1 (JSON at /auth/login,
+        /auth/refresh, /auth/revoke) or rfc6749 (an RFC 6749 token endpoint at /oauth/token and RFC 7009
+        revocation at /oauth/revoke). Default: json-v1 for in-process and message-mode adapters, rfc6749 for
+        loopback-HTTP adapters. Cases run unchanged under every profile; the reports name it.
+
         --shard I/N runs the I-th of N parts of the cases (deterministic: by a hash of each case ID), for
         CI matrices; 'session-conformance merge' joins the shards' JSON reports into the whole run's. A shard
         certifies nothing on its own and does not fail for requirements that other shards cover.
@@ -87,6 +94,8 @@ enum RunCommand: Command {
         OptionSpec(name: "allow-unexpected-passes", kind: .flag,
                    help: "An expected failure that passes is reported but does not fail the run."),
         OptionSpec(name: "shard", kind: .value(placeholder: "I/N"), help: "Run only the I-th of N parts of the cases."),
+        OptionSpec(name: "world", kind: .value(placeholder: "FILE|NAME"),
+                   help: "The world profile: a file, or json-v1 or rfc6749 (default: json-v1; rfc6749 for loopback HTTP)."),
         OptionSpec(name: "trace-limit", kind: .value(placeholder: "N"),
                    help: "Trace events a case keeps in reports (default 1000; 0 keeps all)."),
     ]
@@ -117,7 +126,16 @@ enum RunCommand: Command {
         }
         let launcher = try given ?? makeLauncher(arguments, timeout: timeout)
         guard let filters = try selection(arguments, bundle: lint.bundle, console: console) else { return .success }
-        let options = RunOptions(seed: seed, jobs: jobs, filters: filters)
+        var options = RunOptions(seed: seed, jobs: jobs, filters: filters)
+        if let world = arguments.value("world") {
+            do {
+                options.world = try WorldArgument.resolve(world, bundle: lint.bundle)
+            } catch {
+                console.err(error.rendered)
+                console.err("run: the world profile \(world) has errors\n")
+                return .specOrUsageError
+            }
+        }
         let runner = SuiteRunner(bundle: lint.bundle, launcher: launcher)
         let requests = try reportRequests(arguments)
         let shard = try arguments.value("shard").map { text in
@@ -170,6 +188,10 @@ enum RunCommand: Command {
         }
         if let connection = arguments.value("connection"), connection != "in-process" { command += " --connection \(connection)" }
         if let timeout = arguments.value("timeout") { command += " --timeout \(timeout)" }
+        if let world = arguments.value("world").map({ WorkingDirectory.relative($0) }) {
+            let plain = world.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._/-".unicodeScalars.contains($0)) }
+            command += " --world " + (plain ? world : "'" + world.replacingOccurrences(of: "'", with: "'\\''") + "'")
+        }
         if let root = arguments.value("spec-root").map({ WorkingDirectory.relative($0) }), root != "Specs" { command += " --spec-root '\(root)'" }
         return WorkingDirectory.relativizing(command)
     }

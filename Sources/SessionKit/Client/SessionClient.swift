@@ -34,7 +34,8 @@ public actor SessionClient {
         let logger = SessionLogger(sink: environment.log, clock: environment.clock)
         let generations = GenerationCounter()
         let defects = configuration.defects
-        let api = AuthAPI(transport: environment.transport, paths: configuration.paths, defects: defects)
+        let api = AuthAPI(transport: environment.transport, paths: configuration.paths, dialect: configuration.dialect,
+                          defects: defects)
         // DEFECT when-unlocked-tokens: the tokens get the Keychain default class, which a background
         // refresh on a locked device can neither read nor write.
         let accessibility = defects.contains(.whenUnlockedTokens) ? .whenUnlocked : configuration.credentialAccessibility

@@ -2,6 +2,8 @@
 public struct SessionConfiguration: Sendable {
     /// The server's HTTP paths.
     public var paths: APIPaths
+    /// How the auth endpoints want their bodies, and where the account id comes from.
+    public var dialect: APIDialect
     /// Accessibility of the stored session record. After-first-unlock, so background refresh works
     /// while the device is locked.
     public var credentialAccessibility: SecureStorageAccessibility
@@ -28,6 +30,7 @@ public struct SessionConfiguration: Sendable {
     /// Creates a configuration; every default is the reference behaviour.
     public init(
         paths: APIPaths = APIPaths(),
+        dialect: APIDialect = .jsonV1,
         credentialAccessibility: SecureStorageAccessibility = .afterFirstUnlock,
         credentialStorageKey: String = "session.record",
         refreshLeeway: Duration = .seconds(30),
@@ -39,6 +42,7 @@ public struct SessionConfiguration: Sendable {
         minimumPasswordLength: Int = 8
     ) {
         self.paths = paths
+        self.dialect = dialect
         self.credentialAccessibility = credentialAccessibility
         self.credentialStorageKey = credentialStorageKey
         self.refreshLeeway = refreshLeeway

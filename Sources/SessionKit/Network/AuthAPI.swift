@@ -6,6 +6,7 @@ import Foundation
 struct AuthAPI: Sendable {
     let transport: any HTTPTransport
     let paths: APIPaths
+    var dialect: APIDialect = .jsonV1
     /// The known-bad variant's defects (docs/known-bad.md); empty for the reference.
     var defects: Set<SessionKitDefect> = []
 
@@ -44,14 +45,25 @@ struct AuthAPI: Sendable {
     }
 
     func login(email: String, password: String) async -> LoginOutcome {
-        let request = jsonPost(paths.login, WireFormat.LoginRequest(email: email, password: password))
+        var fields = [dialect.usernameField: email, dialect.passwordField: password]
+        if let grantType = dialect.signInGrantType { fields["grant_type"] = grantType }
+        let request = post(paths.login, fields, dialect.signInEncoding)
         switch await exchange(request) {
         case .failure(let failure):
             return .failed(failure)
         case .success(let response) where (200..<300).contains(response.status):
-            guard let grant = WireFormat.grant(from: response.body), grant.account != nil, grant.refreshToken != nil else {
+            guard var grant = WireFormat.grant(from: response.body, accountField: dialect.tokenResponseAccountField),
+                  grant.refreshToken != nil else {
                 return .failed(.unexpectedResponse)
             }
+            if case .profile(let field) = dialect.accountID {
+                // The token response does not name the account: the profile, read with the new token, does.
+                switch await profileAccount(grant.accessToken, field: field) {
+                case .account(let account): grant.account = account
+                case .failed(let failure): return .failed(failure)
+                }
+            }
+            guard grant.account != nil else { return .failed(.unexpectedResponse) }
             return .granted(grant)
         case .success(let response) where response.status == 400 || response.status == 401:
             return .invalidCredentials
@@ -63,13 +75,16 @@ struct AuthAPI: Sendable {
     /// `bearer` is only ever set by the refresh-through-401-handler defect (the reference's refresh carries
     /// no access token).
     func refresh(_ refreshToken: RefreshToken, bearer: AccessToken? = nil) async -> RefreshOutcome {
-        var request = jsonPost(paths.refresh, WireFormat.RefreshRequest(refresh_token: refreshToken.secretValue))
+        var request = post(paths.refresh, ["grant_type": dialect.refreshGrantType,
+                                           dialect.refreshTokenField: refreshToken.secretValue], dialect.refreshEncoding)
         if let bearer { request.headers["Authorization"] = "Bearer \(bearer.secretValue)" }
         switch await exchange(request) {
         case .failure(let failure):
             return .failed(failure)
         case .success(let response) where (200..<300).contains(response.status):
-            guard var grant = WireFormat.grant(from: response.body) else { return .failed(.unexpectedResponse) }
+            guard var grant = WireFormat.grant(from: response.body, accountField: dialect.tokenResponseAccountField) else {
+                return .failed(.unexpectedResponse)
+            }
             // DEFECT reuse-rotated-refresh-token: only `access_token` is read from the refresh response; the
             // rotated refresh token is dropped and the old one is kept (and sent again next time).
             if defects.contains(.reuseRotatedRefreshToken) { grant.refreshToken = nil }
@@ -86,7 +101,8 @@ struct AuthAPI: Sendable {
     }
 
     func revoke(_ refreshToken: RefreshToken) async -> RevokeOutcome {
-        let request = jsonPost(paths.revoke, WireFormat.RevokeRequest(token: refreshToken.secretValue))
+        let request = post(paths.revoke, [dialect.revocationTokenField: refreshToken.secretValue, "token_type_hint": "refresh_token"],
+                           dialect.revocationEncoding)
         switch await exchange(request) {
         case .failure(let failure):
             return .retryable(failure)
@@ -104,8 +120,10 @@ struct AuthAPI: Sendable {
         case .failure(let failure):
             return .failed(failure)
         case .success(let response) where (200..<300).contains(response.status):
-            guard let body = WireFormat.decode(WireFormat.Profile.self, from: response.body) else { return .failed(.unexpectedResponse) }
-            return .profile(AccountProfile(accountID: AccountID(body.account_id), email: body.email, displayName: body.display_name))
+            guard let body = WireFormat.profile(from: response.body, accountField: dialect.profileAccountField) else {
+                return .failed(.unexpectedResponse)
+            }
+            return .profile(body)
         case .success(let response) where response.status == 401:
             return .unauthorized
         case .success(let response):
@@ -150,8 +168,33 @@ struct AuthAPI: Sendable {
         }
     }
 
-    private func jsonPost(_ path: String, _ body: some Encodable) -> HTTPRequest {
-        HTTPRequest(method: .post, path: path, headers: ["Content-Type": "application/json"], body: WireFormat.encode(body))
+    /// A `POST` of string fields, as JSON (sorted keys) or form-encoded.
+    private func post(_ path: String, _ fields: [String: String], _ encoding: APIDialect.Encoding) -> HTTPRequest {
+        switch encoding {
+        case .json:
+            return HTTPRequest(method: .post, path: path, headers: ["Content-Type": "application/json"], body: WireFormat.encode(fields))
+        case .form:
+            return HTTPRequest(method: .post, path: path, headers: ["Content-Type": "application/x-www-form-urlencoded"],
+                               body: WireFormat.formEncode(fields))
+        }
+    }
+
+    /// The account the profile names, for a sign-in whose token response does not.
+    private func profileAccount(_ accessToken: AccessToken, field: String) async -> AccountLookup {
+        switch await exchange(authorizedGet(paths.profile, accessToken)) {
+        case .failure(let failure):
+            return .failed(failure)
+        case .success(let response) where (200..<300).contains(response.status):
+            guard let profile = WireFormat.profile(from: response.body, accountField: field) else { return .failed(.unexpectedResponse) }
+            return .account(profile.accountID)
+        case .success(let response):
+            return .failed(Self.failureClass(status: response.status))
+        }
+    }
+
+    private enum AccountLookup {
+        case account(AccountID)
+        case failed(FailureClass)
     }
 
     private func authorizedGet(_ path: String, _ accessToken: AccessToken) -> HTTPRequest {

@@ -1,32 +1,16 @@
 import Foundation
 
-/// JSON bodies of the auth and API server (documented in docs/reference-implementation.md).
+/// Bodies of the auth and API server (documented in docs/reference-implementation.md): requests as JSON or
+/// form-encoded (`APIDialect`), responses as JSON.
 enum WireFormat {
-    struct LoginRequest: Encodable {
-        var email: String
-        var password: String
-    }
-
-    struct RefreshRequest: Encodable {
-        var grant_type = "refresh_token"
-        var refresh_token: String
-    }
-
-    struct RevokeRequest: Encodable {
-        var token: String
-        var token_type_hint = "refresh_token"
-    }
-
     /// Login and refresh responses. `refresh_token` may be absent when the server does not rotate.
     struct Grant: Decodable {
         var access_token: String
         var refresh_token: String?
         var expires_in: Int
-        var account_id: String?
     }
 
     struct Profile: Decodable {
-        var account_id: String
         var email: String
         var display_name: String
     }
@@ -46,14 +30,41 @@ enum WireFormat {
         try? JSONDecoder().decode(type, from: data)
     }
 
-    static func grant(from data: Data) -> TokenGrant? {
+    /// `accountField`: the response field naming the account, when the dialect puts it there.
+    static func grant(from data: Data, accountField: String?) -> TokenGrant? {
         guard let body = decode(Grant.self, from: data), !body.access_token.isEmpty else { return nil }
         return TokenGrant(
             accessToken: AccessToken(body.access_token),
             refreshToken: body.refresh_token.flatMap { $0.isEmpty ? nil : RefreshToken($0) },
             expiresIn: body.expires_in,
-            account: body.account_id.map(AccountID.init(rawValue:))
+            account: accountField.flatMap { stringField($0, in: data) }.map(AccountID.init(rawValue:))
         )
+    }
+
+    static func profile(from data: Data, accountField: String) -> AccountProfile? {
+        guard let body = decode(Profile.self, from: data), let account = stringField(accountField, in: data) else { return nil }
+        return AccountProfile(accountID: AccountID(account), email: body.email, displayName: body.display_name)
+    }
+
+    /// A string field of a JSON object, by a name known only at run time.
+    private static func stringField(_ name: String, in data: Data) -> String? {
+        (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?[name] as? String
+    }
+
+    /// `application/x-www-form-urlencoded`, fields sorted by name so the same request gives the same bytes.
+    static func formEncode(_ fields: [String: String]) -> Data {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._*")
+        func escape(_ text: String) -> String {
+            // Only ASCII letters and digits stay as they are; everything else is percent-encoded as UTF-8.
+            text.unicodeScalars.map { scalar in
+                if scalar.isASCII, allowed.contains(scalar) { return String(scalar) }
+                if scalar == " " { return "+" }
+                return String(scalar).utf8.map { String(format: "%%%02X", $0) }.joined()
+            }.joined()
+        }
+        let text = fields.sorted { $0.key < $1.key }.map { "\(escape($0.key))=\(escape($0.value))" }.joined(separator: "&")
+        return Data(text.utf8)
     }
 
     static func oauthError(from data: Data) -> String? {

@@ -11,6 +11,8 @@ public struct LintSummary: Sendable {
     public let requirementsWithoutCase: [String]
     /// Transitions that no case names yet.
     public let transitionsWithoutCase: [String]
+    /// The names of the world profiles.
+    public let worldNames: [String]
 
     public init(_ bundle: SpecBundle) {
         let requirements = bundle.requirements
@@ -29,6 +31,7 @@ public struct LintSummary: Sendable {
             .map(\.id)
         let coveredTransitions = Set(bundle.cases.flatMap { $0.transitions.map(\.value) })
         transitionsWithoutCase = (machine?.transitions ?? []).map(\.id).filter { !coveredTransitions.contains($0) }
+        worldNames = bundle.worlds.map(\.name)
     }
 
     /// The summary as lint prints it.
@@ -39,6 +42,9 @@ public struct LintSummary: Sendable {
             "state machine: \(stateCount) states, \(transitionCount) transitions, \(invariantCount) invariants",
             "cases: \(caseCount) in \(caseFileCount) file\(caseFileCount == 1 ? "" : "s")",
         ]
+        if !worldNames.isEmpty {
+            lines.append("worlds: \(worldNames.count) (\(worldNames.joined(separator: ", ")))")
+        }
         if !requirementsWithoutCase.isEmpty {
             lines.append("requirements with no case yet (\(requirementsWithoutCase.count)): "
                          + requirementsWithoutCase.joined(separator: ", "))

@@ -1,3 +1,4 @@
+public import SimulatedWorld
 public import SpecYAML
 
 /// A design document's text, loaded so quotes can be checked against it.
@@ -13,6 +14,8 @@ public struct SpecBundle: Sendable {
     public var catalogue: RequirementsCatalogue?
     public var stateMachine: StateMachine?
     public var caseFiles: [CaseFile] = []
+    /// World profiles (`Specs/worlds/*.yaml`).
+    public var worldFiles: [WorldFile] = []
     /// Design documents by file name.
     public var documents: [String: DocumentText] = [:]
     /// Kinds of definition of which some entry could not be read; references to them are left unchecked
@@ -23,4 +26,5 @@ public struct SpecBundle: Sendable {
 
     public var cases: [AcceptanceCase] { caseFiles.flatMap(\.cases) }
     public var requirements: [Requirement] { catalogue?.requirements ?? [] }
+    public var worlds: [WorldProfile] { worldFiles.map(\.profile) }
 }

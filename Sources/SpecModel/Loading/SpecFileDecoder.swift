@@ -5,6 +5,7 @@ public enum DecodedSpecFile: Sendable {
     case requirements(RequirementsCatalogue)
     case stateMachine(StateMachine)
     case cases(CaseFile)
+    case world(WorldFile)
 }
 
 /// What decoding one file gave: the file if its kind was readable, its diagnostics, and which kinds of
@@ -55,6 +56,8 @@ public enum SpecFileDecoder {
             decoded = decoder.stateMachine(&top, file: file).map(DecodedSpecFile.stateMachine)
         case .cases:
             decoded = .cases(decoder.caseFile(&top, file: file))
+        case .world:
+            decoded = decoder.worldFile(&top, file: file).map(DecodedSpecFile.world)
         }
         decoder.finish(top)
         return SpecFileDecoding(file: decoded, diagnostics: decoder.diagnostics.diagnostics, incomplete: decoder.incomplete)
@@ -65,6 +68,7 @@ public enum SpecFileDecoder {
         case .requirements: ["documents", "capabilities", "requirements"]
         case .stateMachine: ["initial", "states", "transitions"]
         case .cases: ["cases"]
+        case .world: SpecDecoder.worldKeys
         }
     }
 }

@@ -3,6 +3,8 @@ public enum SpecFileKind: String, Sendable, CaseIterable {
     case requirements
     case stateMachine = "state-machine"
     case cases
+    /// A world profile (`Specs/worlds/*.yaml`).
+    case world
 }
 
 /// The spec format version this suite reads.

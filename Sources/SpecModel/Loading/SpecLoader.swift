@@ -84,6 +84,14 @@ public enum SpecLoader {
             }
         case .cases(let caseFile):
             result.bundle.caseFiles.append(caseFile)
+        case .world(let world):
+            if let existing = result.bundle.worldFiles.first(where: { $0.profile.name == world.profile.name }) {
+                result.diagnostics.append(.error(
+                    "a second world named '\(world.profile.name)'; each world profile needs its own name",
+                    at: world.nameLocation, notes: [.init("the first one", at: existing.nameLocation)]))
+            } else {
+                result.bundle.worldFiles.append(world)
+            }
         case nil:
             break
         }

@@ -47,6 +47,7 @@ public enum HTMLReportWriter {
         let capabilities = report.adapter.capabilities.isEmpty ? "none" : report.adapter.capabilities.joined(separator: ", ")
         var facts = ["capabilities: \(escape(capabilities))", "seed \(escape(report.run.seed))",
                      "spec <code>\(escape(String(report.spec.digest.prefix(19))))…</code>"]
+        if let world = report.run.world { facts.append("world \(escape(world))") }
         if let shard = report.run.shard { facts.append("shard \(shard)") }
         lines.append("<p class=\"facts\">\(facts.joined(separator: " · "))</p>")
         lines.append("<div class=\"verdict \(cls)\"><span class=\"big\">\(word)</span> <span>\(escape(core?.reason ?? ""))</span></div>")
@@ -246,6 +247,7 @@ public enum HTMLReportWriter {
             ("command", "<code>\(escape(report.run.command))</code>"),
         ]
         if let shard = report.run.shard { rows.append(("shard", shard.description)) }
+        if let world = report.run.world { rows.append(("world", escape(world))) }
         if !report.run.filters.isEmpty { rows.append(("filters", escape(report.run.filters.joined(separator: ", ")))) }
         var lines = ["<section id=\"run\">", "<h2>Run</h2>", "<table class=\"facts\">"]
         lines += rows.map { "<tr><th>\($0.0)</th><td>\($0.1)</td></tr>" }

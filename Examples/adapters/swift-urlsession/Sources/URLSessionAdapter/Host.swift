@@ -61,7 +61,7 @@ final class Host: @unchecked Sendable {
         let executor = ClientExecutor.shared
         while let message = executor.nextMessage() {
             switch message {
-            case .welcome(_, _, let baseURL):
+            case .welcome(_, _, let baseURL, _):
                 guard let baseURL, let url = URL(string: baseURL) else { fail("welcome without an http.baseURL") }
                 spawn { client.connect(to: url) }
             case .error(let info):

@@ -1,0 +1,41 @@
+import Foundation
+import SimulatedWorld
+import SpecModel
+
+/// `--world FILE|NAME`: a world profile file, or the name of one in the spec's `worlds/` folder.
+enum WorldArgument {
+    /// What went wrong reading a `--world` profile: the rendered diagnostics, or a one-line problem.
+    struct Failure: Error {
+        let rendered: String
+        var errorCount = 1
+    }
+
+    /// The profile `text` names: an existing file is read as a world file; otherwise a name among the
+    /// spec's worlds (`bundle`).
+    static func resolve(_ text: String, bundle: SpecBundle) throws(Failure) -> WorldProfile {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: text, isDirectory: &isDirectory), !isDirectory.boolValue {
+            return try load(file: text)
+        }
+        if let profile = bundle.worlds.first(where: { $0.name == text }) { return profile }
+        let names = bundle.worlds.map(\.name)
+        throw Failure(rendered: "error: no world profile '\(text)': not a file, and the spec's worlds are "
+                      + (names.isEmpty ? "none" : names.joined(separator: ", ")) + "\n")
+    }
+
+    /// Reads one world file; its errors render in compiler form.
+    static func load(file: String) throws(Failure) -> WorldProfile {
+        let load = SpecLoader.load(files: [file])
+        guard !load.hasErrors else {
+            let diagnostics = load.diagnostics.enumerated().sorted {
+                $0.element.location == $1.element.location ? $0.offset < $1.offset : $0.element.location < $1.element.location
+            }.map(\.element)
+            throw Failure(rendered: load.renderer.render(diagnostics),
+                          errorCount: load.diagnostics.filter { $0.severity == .error }.count)
+        }
+        guard let profile = load.bundle.worlds.first else {
+            throw Failure(rendered: "\(file):1:1: error: not a world profile; a world file starts with 'kind: world'\n")
+        }
+        return profile
+    }
+}
