@@ -177,13 +177,15 @@ struct DocsSnippetTests {
         #expect(failing["markdown"] == "conformance-report/report.md")
         #expect(Self.exists("conformance-report/badge.svg", in: directory))
         for index in 1...2 {
-            let shard = try step(["ADAPTER": Self.referenceAdapter, "SHARD": "\(index)/2", "REPORTS": "shards"])
+            let shard = try step(["ADAPTER": Self.referenceAdapter, "SHARD": "\(index)/2", "REPORTS": "shards", "WORLD": "rfc6749"])
             #expect(shard["exit-code"] == "0")
             #expect(shard["artifact"] == "conformance-shard-\(index)")
         }
         let merged = try step(["MERGE": "shards/shard-*.json"])
         #expect(merged["exit-code"] == "0")
         #expect(merged["artifact"] == "conformance-report")
+        let mergedReport = try String(contentsOf: directory.appendingPathComponent("conformance-report/report.json"), encoding: .utf8)
+        #expect(mergedReport.contains("\"rfc6749\""), "the shards ran under the world input's profile")
         let badge = try String(contentsOf: directory.appendingPathComponent("conformance-report/badge.svg"), encoding: .utf8)
         #expect(badge.contains("certified: core"))
     }

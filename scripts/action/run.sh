@@ -2,7 +2,8 @@
 # The GitHub Action's run step (action.yml): runs the suite (or one shard, or merges shards) and writes
 # the reports. It never fails the step itself: it records the exit code for the last step, so the reports
 # are uploaded and commented first.
-# Inputs (environment): ADAPTER, REPORTS (folder), EXPECTED_FAILURES (file, optional), SHARD (I/N,
+# Inputs (environment): ADAPTER, REPORTS (folder), EXPECTED_FAILURES (file, optional), WORLD (a profile
+# name or file, optional), SHARD (I/N,
 # optional), MERGE (a glob of shard JSON reports, optional: merge instead of run), GITHUB_OUTPUT.
 set -uo pipefail
 
@@ -10,6 +11,7 @@ reports="${REPORTS:-conformance-report}"
 mkdir -p "$reports"
 expected=()
 [ -n "${EXPECTED_FAILURES:-}" ] && expected=(--expected-failures "$EXPECTED_FAILURES")
+[ -n "${WORLD:-}" ] && expected+=(--world "$WORLD")
 
 if [ -n "${MERGE:-}" ]; then
     # shellcheck disable=SC2086  # the glob is meant to expand
