@@ -44,7 +44,7 @@ struct ScenarioGenerator {
     }
 
     private mutating func action() {
-        switch weighted([22, 10, 12, 6, 10, 5, 4, 3, 3, 2, 4, 4, 2, 1, 2, 3]) {
+        switch weighted([22, 10, 12, 6, 10, 5, 4, 3, 3, 2, 4, 4, 2, 1, 2, 3, 6]) {
         case 0: request()
         case 1: add("advance", [("seconds", pick(["1", "5", "30", "61", "120", "600", "3600", "0.5"]))])
         case 2:
@@ -63,8 +63,75 @@ struct ScenarioGenerator {
         case 12: reboot()
         case 13: configure()
         case 14: if running { add("barrier") }
-        default: releaseOne()
+        case 15: releaseOne()
+        default: race()
         }
+    }
+
+    /// The overlaps hand-written cases rarely reach, built on purpose: replies held across a session's end, a
+    /// refresh in flight when another trigger fires, several requests finding the token expired at once.
+    private mutating func race() {
+        ensureRunning()
+        switch weighted([3, 3, 2, 2, 2, 2]) {
+        case 0:
+            // Responses of the ended session arrive after sign-out or a switch.
+            holdPath("/resources/*")
+            request()
+            signedIn ? signOutOrSwitch(signOut: chance(50)) : signIn("signIn")
+            releasePath("/resources/*")
+        case 1:
+            // A refresh in flight while the session ends, or while more requests find the token refused.
+            holdPath("/auth/refresh")
+            add("fault", [("path", "/resources/*"), ("kind", "expiredToken"), ("times", pick(["1", "3"]))])
+            request()
+            switch weighted([2, 2, 1, 1]) {
+            case 0: signOutOrSwitch(signOut: chance(50))
+            case 1: request()
+            case 2: add("advance", [("seconds", pick(["30", "600"]))])
+            default: add("backgroundRefresh")
+            }
+            releasePath("/auth/refresh")
+        case 2:
+            // The clock expires the access token under several requests at once.
+            add("configure", [("accessTokenLifetime", pick(["10", "30"]))])
+            if !signedIn { signIn("signIn") }
+            add("advance", [("seconds", pick(["31", "61", "600"]))])
+            add("request", [("resource", pick(Self.resources)), ("count", pick(["3", "5", "8"]))])
+        case 3:
+            // Cached content of one account, asked for by the next while offline.
+            request()
+            signIn("switchAccount")
+            add("offline")
+            request()
+            add("online")
+        case 4:
+            // A restart while offline: what may show before the session is validated.
+            request()
+            add("kill", [("at", "now")])
+            add("offline")
+            add("launch")
+            request()
+            add("online")
+        default:
+            // A background refresh overlapping a foreground 401.
+            holdPath("/auth/refresh")
+            add("backgroundRefresh")
+            add("fault", [("path", "/resources/*"), ("kind", "expiredToken"), ("times", "1")])
+            request()
+            releasePath("/auth/refresh")
+        }
+    }
+
+    private mutating func holdPath(_ path: String) {
+        guard !heldPaths.contains(path) else { return }
+        add("hold", [("path", path)])
+        heldPaths.append(path)
+    }
+
+    private mutating func releasePath(_ path: String) {
+        guard let index = heldPaths.firstIndex(of: path) else { return }
+        heldPaths.remove(at: index)
+        add("release", [("path", path)])
     }
 
     // MARK: Actions that keep the program runnable
@@ -76,6 +143,13 @@ struct ScenarioGenerator {
 
     private mutating func signIn(_ kind: String) {
         ensureRunning()
+        if chance(8) {
+            // Form input as typed: malformed, too short, or a real account's email with a wrong password.
+            let (email, password) = pick([("not-an-email", "long enough pass"), ("alice@example.com", "short"),
+                                          ("alice@example.com", "wrong password 1"), ("", "")])
+            add(kind, [("email", email), ("password", password)])
+            return
+        }
         add(kind, [("account", pick(Self.accounts))])
         signedIn = true
     }
