@@ -4,12 +4,24 @@ import Testing
 
 @Suite("The explore command")
 struct ExploreCommandTests {
-    @Test("--replay prints the run's program, trace and findings, and exits 1 for a failing run")
-    func replayPrintsTheRun() {
-        let (code, console) = run("explore", "--spec-root", Paths.specs, "--variant", "refresh-per-request", "--replay", "1:6")
+    @Test("the replay command explore prints plays the run again: its program, trace and findings, exit 1")
+    func replayPrintsTheRun() throws {
+        let (_, found) = run("explore", "--spec-root", Paths.specs, "--variant", "refresh-per-request", "--runs", "60", "--no-shrink")
+        let block = try #require(found.stdout.components(separatedBy: "FAIL REFRESH-SINGLE-FLIGHT by oracle:single-refresh-in-flight\n").dropFirst().first,
+                                 "\(found.stdout)")
+        let line = try #require(block.split(separator: "\n").first { $0.contains("replay:") })
+        let command = line.split(separator: " ").map(String.init).filter { !$0.isEmpty }
+        // `replay:    session-conformance explore --replay S:K --variant refresh-per-request`
+        let arguments = Array(command.drop { $0 != "explore" })
+        #expect(arguments.contains("--variant"))
+        let console = BufferConsole()
+        let code = SessionConformance.main(arguments: arguments + ["--spec-root", Paths.specs], console: console)
         #expect(code == .conformanceFailure, "\(console.stderr)")
-        #expect(console.stdout.hasPrefix("run 6 of seed 1 (case explore-seed-1-run-6): fail\n"))
-        #expect(console.stdout.contains("\nprogram:\n  - launch: {}\n") || console.stdout.contains("\nprogram:\n  - schedule: { seed: "))
+        let runID = try #require(arguments.firstIndex(of: "--replay").map { arguments[$0 + 1] })
+        let parts = runID.split(separator: ":")
+        #expect(console.stdout.hasPrefix("run \(parts[1]) of seed \(parts[0]) (case explore-seed-\(parts[0])-run-\(parts[1])): fail\n"))
+        #expect(console.stdout.contains("\nprogram:\n  - "))
+        #expect(console.stdout.contains("\ntrace:\n#1 "))
         #expect(console.stdout.contains("REFRESH-SINGLE-FLIGHT (oracle:single-refresh-in-flight)"))
     }
 
@@ -17,7 +29,7 @@ struct ExploreCommandTests {
     func failuresPrintedAndShrunk() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("explore-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let (code, console) = run("explore", "--spec-root", Paths.specs, "--variant", "token-in-log", "--runs", "4",
+        let (code, console) = run("explore", "--spec-root", Paths.specs, "--variant", "token-in-log", "--runs", "30",
                                   "--shrink-dir", folder.path)
         #expect(code == .conformanceFailure)
         #expect(console.stdout.contains("FAIL LOG-NO-TOKEN-VALUES by oracle:no-token-in-client-output\n  first run: "))
