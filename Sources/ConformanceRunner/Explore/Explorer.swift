@@ -40,8 +40,6 @@ public struct ExploreResult: Sendable {
     public var failures: [ExploreFailure] = []
     /// Set when the client could not be started at all.
     public var startupFailure: AdapterFailure?
-    /// The highest run number started (runs above it were cut by the time budget).
-    public var lastRun = 0
 }
 
 /// Plays generated runs against a client and judges each with every oracle (docs/exploration.md).
@@ -99,7 +97,6 @@ public struct Explorer: Sendable {
             result.failed = tally.counts[.fail, default: 0]
             result.inconclusive = tally.counts[.inconclusive, default: 0]
             result.errored = tally.counts[.error, default: 0]
-            result.lastRun = tally.lastRun
             result.failures = tally.first.map { ExploreFailure(key: $0.key, run: $0.value.run, outcome: $0.value.outcome) }
                 .sorted { ($0.run, $0.key) < ($1.run, $1.key) }
             return result
@@ -108,13 +105,11 @@ public struct Explorer: Sendable {
 
     private struct Tally {
         var done = 0
-        var lastRun = 0
         var counts: [CaseStatus: Int] = [:]
         var first: [ExploreFailureKey: (run: ExploreRunID, outcome: CaseOutcome)] = [:]
 
         mutating func record(_ run: ExploreRunID, _ outcome: CaseOutcome) -> (Int, [ExploreFailureKey]) {
             done += 1
-            lastRun = max(lastRun, run.run)
             counts[outcome.status, default: 0] += 1
             var new: [ExploreFailureKey] = []
             for key in ExploreFailureKey.of(outcome) {

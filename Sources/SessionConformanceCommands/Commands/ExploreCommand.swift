@@ -87,7 +87,8 @@ enum ExploreCommand: Command {
         let result = explorer.explore(settings.options, now: { Double(DispatchTime.now().uptimeNanoseconds - clock) / 1e9 },
                                       progress: progress.ran)
         progress.finish(result)
-        let shrunk = settings.shrink ? ExploreShrinking(explorer: explorer, settings: settings, specRoot: settings.specRoot)
+        // A stopped exploration reports what it found at once, unshrunk.
+        let shrunk = settings.shrink && signals.exitCode == nil ? ExploreShrinking(explorer: explorer, settings: settings, specRoot: settings.specRoot)
             .shrinkAll(result, console: console) : []
         if !result.failures.isEmpty {
             console.out(ExploreSummary.render(result, shrunk: shrunk, settings: settings))
