@@ -99,18 +99,20 @@ struct ScenarioGenerator {
             add("request", [("resource", pick(Self.resources)), ("count", pick(["3", "5", "8"]))])
         case 3:
             // Cached content of one account, asked for by the next while offline.
-            request()
+            let resource = pick(["news", "news", "inbox"])
+            add("request", [("resource", resource), ("count", "1")])
             signIn("switchAccount")
             add("offline")
-            request()
+            add("request", [("resource", resource), ("count", "1")])
             add("online")
         case 4:
             // A restart while offline: what may show before the session is validated.
-            request()
+            let resource = pick(["news", "inbox", "feed"])
+            add("request", [("resource", resource), ("count", "1")])
             add("kill", [("at", "now")])
             add("offline")
             add("launch")
-            request()
+            add("request", [("resource", resource), ("count", "1")])
             add("online")
         default:
             // A background refresh overlapping a foreground 401.
