@@ -141,7 +141,8 @@ enum ExploreCommand: Command {
         bundle.caseFiles.append(CaseFile(file: "<explore>", cases: cases))
         let shard = settings.options.shard.flatMap { Shard(index: $0.index, count: $0.count) }
         let summaryID = "explore-seed-\(settings.options.seed)" + (shard.map { "-shard-\($0.index)-of-\($0.count)" } ?? "")
-        let runResult = explorer.runResult(result, bundle: bundle, failureOutcomes: outcomes, summaryID: summaryID)
+        let runResult = explorer.runResult(result, bundle: bundle, failureOutcomes: outcomes, summaryID: summaryID,
+                                           seconds: Date().timeIntervalSince(started))
         let context = ReportContext(
             suiteVersion: SessionConformance.version, specRoot: settings.specRoot,
             specDigest: try SpecDigest.of(specRoot: settings.specRoot), bundle: bundle,
