@@ -68,7 +68,7 @@ public enum ReportMerge {
 
         var merged = first
         merged.run.shard = nil
-        merged.cases = reports.flatMap(\.report.cases)
+        merged.cases = distinctExploreFailures(reports.flatMap(\.report.cases))
         merged.run.startedAt = reports.map(\.report.run.startedAt).min() ?? first.run.startedAt
         merged.run.finishedAt = reports.map(\.report.run.finishedAt).max() ?? first.run.finishedAt
         merged.run.completed = reports.allSatisfy(\.report.run.completed)
@@ -76,4 +76,37 @@ public enum ReportMerge {
         merged.derive()
         return merged
     }
+
+    /// `explore` shards each report their own first run of a failure: the merged report keeps each distinct failure
+    /// (check and requirements) once, with the lowest run of the lowest seed that showed it. Other cases pass through.
+    static func distinctExploreFailures(_ cases: [CaseReport]) -> [CaseReport] {
+        let runs = cases.map { ExploreCaseID($0.id) }
+        guard runs.contains(where: { $0 != nil }) else { return cases }
+        var kept = Set<Int>()
+        var seen = Set<[String]>()
+        let order = cases.indices.filter { runs[$0] != nil }.sorted { runs[$0]! < runs[$1]! }
+        for index in order {
+            let keys = cases[index].findings.map { [$0.check] + $0.requirements }
+            let fresh = keys.isEmpty ? [["status", cases[index].status.rawValue, cases[index].reason ?? ""]] : keys
+            if fresh.contains(where: { !seen.contains($0) }) { kept.insert(index) }
+            seen.formUnion(fresh)
+        }
+        return cases.indices.filter { runs[$0] == nil || kept.contains($0) }.map { cases[$0] }
+    }
+}
+
+/// The seed and run an `explore` case ID names (`explore-seed-S-run-K...`), for ordering shards' failures.
+struct ExploreCaseID: Comparable {
+    let seed: UInt64
+    let run: Int
+
+    init?(_ id: String) {
+        let parts = id.split(separator: "-")
+        guard parts.count >= 5, parts[0] == "explore", parts[1] == "seed", parts[3] == "run",
+              let seed = UInt64(parts[2]), let run = Int(parts[4]) else { return nil }
+        self.seed = seed
+        self.run = run
+    }
+
+    static func < (lhs: ExploreCaseID, rhs: ExploreCaseID) -> Bool { (lhs.seed, lhs.run) < (rhs.seed, rhs.run) }
 }

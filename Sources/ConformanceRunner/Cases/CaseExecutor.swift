@@ -110,6 +110,8 @@ struct CaseExecutor {
             driver.reboot()
         case .barrier:
             if driver.isRunning { try driver.settle() }
+        case .schedule(let settings):
+            driver.schedule = BarrierSchedule(settings)
         case .expect, .require:
             break
         }

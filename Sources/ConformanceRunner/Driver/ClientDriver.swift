@@ -34,6 +34,8 @@ final class ClientDriver {
     private(set) var pendingCommands: [String: AppCommand] = [:]
     /// Everything the client logged to stderr, across instances.
     private(set) var capturedLog = ""
+    /// Set by a `schedule` step: the world's order of answers at each barrier. Nil: the canonical order.
+    var schedule: BarrierSchedule?
 
     init(launcher: any AdapterLauncher, seed: UInt64, profile: WorldProfile = .jsonV1) {
         self.launcher = launcher
@@ -162,6 +164,7 @@ final class ClientDriver {
         record(.processKilled(instance: instance, reason: reason))
         held = []
         sleeps = []
+        schedule?.dropCarried()
         // A kill point still armed can no longer land on this process: it is due (see `endStep`).
         armedKill?.due = true
         pendingCommands = [:]
@@ -247,12 +250,13 @@ final class ClientDriver {
                 }
             }
             var progressed = false
-            let ordered = effects.map { (key: Self.canonicalKey($0), effect: $0) }.sorted { $0.key < $1.key }.map(\.effect)
+            var ordered = effects.map { (key: Self.canonicalKey($0), effect: $0) }.sorted { $0.key < $1.key }.map(\.effect)
+            if let schedule { ordered = schedule.plan(ordered) }
             for effect in ordered {
                 guard connection != nil else { return }
                 if try answer(effect, batch: effects) { progressed = true }
             }
-            if !progressed { return }
+            if !progressed && schedule?.hasCarried != true { return }
         }
     }
 

@@ -10,7 +10,7 @@ import SpecYAML
 enum BenchCommand: Command {
     static let name = "bench"
     static let summary = "Measure the suite against the reference: in-process, as a process, and mass 401s."
-    static let usage = "session-conformance bench [--repeat N] [--spec-root DIR] [--adapter COMMAND]..."
+    static let usage = "session-conformance bench [--repeat N] [--spec-root DIR] [--adapter COMMAND]... | --explore [--runs N] [--jobs N]"
     static let discussion = """
         Runs every case against the reference in-process and through its adapter process, alternating, N times
         each (default 5), and reports the median and best wall time of each and their ratio; then one case
@@ -20,12 +20,18 @@ enum BenchCommand: Command {
         --adapter COMMAND (repeatable) measures an external adapter instead, with and without the 'reset'
         capability (one process across cases, or one per case), alternating, and checks that both give the
         same verdicts (exit 1 otherwise). An adapter that does not declare 'reset' measures the same twice.
+
+        --explore measures 'explore' instead: --runs generated runs (default 20000) against the reference
+        in-process over --jobs workers (default 2), N times, in runs per minute (exit 1 when a run fails).
         """
     static let options = [
         OptionSpec(name: "repeat", kind: .value(placeholder: "N"), help: "Runs of each measurement (default 5)."),
         OptionSpec(name: "spec-root", kind: .value(placeholder: "DIR"), help: "The spec folder (default Specs, else the Specs beside the executable)."),
         OptionSpec(name: "adapter", kind: .value(placeholder: "COMMAND"),
                    help: "Measure this adapter with and without 'reset' instead (repeatable)."),
+        OptionSpec(name: "explore", kind: .flag, help: "Measure 'explore' against the reference instead, in runs per minute."),
+        OptionSpec(name: "runs", kind: .value(placeholder: "N"), help: "With --explore: runs per measurement (default 20000)."),
+        OptionSpec(name: "jobs", kind: .value(placeholder: "N"), help: "With --explore: workers (default 2)."),
     ]
 
     static func run(_ arguments: ParsedArguments, console: any Console) throws -> ExitCode {
@@ -36,6 +42,9 @@ enum BenchCommand: Command {
         guard lint.errorCount == 0 else {
             console.err(lint.rendered())
             return .specOrUsageError
+        }
+        if arguments.flags.contains("explore") {
+            return try ExploreBench.run(arguments, machine: lint.bundle.stateMachine, repeats: repeats, console: console)
         }
         if let adapters = arguments.values["adapter"] {
             return try ResetBench.run(adapters, bundle: lint.bundle, repeats: repeats, console: console)

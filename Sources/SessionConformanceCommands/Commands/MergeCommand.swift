@@ -15,6 +15,9 @@ enum MergeCommand: Command {
         untested, a case errored (whatever the expected failures say), or an expected failure now passes
         (unless the shards ran with --allow-unexpected-passes). A missing,
         repeated or foreign shard is an error (exit 2).
+
+        The JSON reports of 'explore --shard I/N' shards merge the same way; each distinct failure (an oracle
+        and the requirements it charges) is kept once, with the lowest run that showed it.
         """
     static let options = [
         OptionSpec(name: "report", kind: .value(placeholder: "FORMAT[=PATH]"),

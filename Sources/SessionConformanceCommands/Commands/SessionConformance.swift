@@ -4,7 +4,7 @@ import SpecModel
 public enum SessionConformance {
     public static let version = "0.1.0"
 
-    static let commands: [any Command.Type] = [LintCommand.self, ListCommand.self, RunCommand.self, DiffCommand.self, MergeCommand.self, BenchCommand.self, MutantsCommand.self]
+    static let commands: [any Command.Type] = [LintCommand.self, ListCommand.self, RunCommand.self, DiffCommand.self, MergeCommand.self, BenchCommand.self, MutantsCommand.self, ExploreCommand.self]
 
     static var help: String {
         var text = """

@@ -79,6 +79,13 @@ extension SpecDecoder {
             finish(map)
             guard let account else { return nil }
             return .revoke(account: account)
+        case "schedule":
+            guard var map = mapping(node, what, allowed: ["seed", "delay"]) else { return nil }
+            let seed = map.required("seed").flatMap { integer($0, "seed", in: NumericLimits.scheduleSeed) }
+            let delay = map.optional("delay").flatMap { integer($0, "delay", in: 0...100) }
+            finish(map)
+            guard let seed else { return nil }
+            return .schedule(BarrierScheduleSettings(seed: UInt64(seed), delayPercent: delay ?? BarrierScheduleSettings.defaultDelayPercent))
         case "expect":
             return expectation(node, kind: kind).map(StepAction.expect)
         case "require":

@@ -6,6 +6,13 @@ public struct CaseStep: Sendable {
     public let action: StepAction
     public let arguments: YAMLNode
     public let location: SourceLocation
+
+    public init(kind: String, action: StepAction, arguments: YAMLNode, location: SourceLocation) {
+        self.kind = kind
+        self.action = action
+        self.arguments = arguments
+        self.location = location
+    }
 }
 
 /// A scenario that the runner plays against a client, and the requirements it checks.
@@ -18,12 +25,29 @@ public struct AcceptanceCase: Sendable, Identifiable {
     public let transitions: [Located<String>]
     public let capabilities: [Located<String>]
     public let steps: [CaseStep]
+
+    public init(id: String, location: SourceLocation, file: String, title: String, requirements: [Located<String>],
+                transitions: [Located<String>], capabilities: [Located<String>], steps: [CaseStep]) {
+        self.id = id
+        self.location = location
+        self.file = file
+        self.title = title
+        self.requirements = requirements
+        self.transitions = transitions
+        self.capabilities = capabilities
+        self.steps = steps
+    }
 }
 
 /// The contents of one file under `cases/`.
 public struct CaseFile: Sendable {
     public let file: String
     public let cases: [AcceptanceCase]
+
+    public init(file: String, cases: [AcceptanceCase]) {
+        self.file = file
+        self.cases = cases
+    }
 }
 
 /// The step kinds of the case language (docs/spec-format.md); the runner gives them meaning.
@@ -32,7 +56,7 @@ public enum StepKind {
     public static let all: [String] = [
         "launch", "kill", "signIn", "signOut", "switchAccount", "request",
     ] + systemEvents + [
-        "advance", "skewClock", "fault", "hold", "release", "configure", "revoke", "reboot", "barrier", "expect", "require",
+        "advance", "skewClock", "fault", "hold", "release", "configure", "revoke", "reboot", "barrier", "schedule", "expect", "require",
     ]
     /// The accounts of the simulated world that `signIn: { account: ... }` can name.
     public static let accounts = ["alice", "bob", "carol"]

@@ -48,6 +48,22 @@ public struct ServerSettings: Sendable, Hashable {
     }
 }
 
+/// A seeded schedule of world choices at each barrier: the order a batch of replies is sent in, and which
+/// HTTP replies are held over to the next round.
+public struct BarrierScheduleSettings: Sendable, Hashable {
+    /// The seed of the schedule's own random stream.
+    public var seed: UInt64
+    /// Percent (0 to 100) of HTTP replies held over one round.
+    public var delayPercent: Int
+
+    public static let defaultDelayPercent = 25
+
+    public init(seed: UInt64, delayPercent: Int = BarrierScheduleSettings.defaultDelayPercent) {
+        self.seed = seed
+        self.delayPercent = delayPercent
+    }
+}
+
 /// A count of command results, for `expect: { results: ... }`.
 public struct ResultExpectation: Sendable, Hashable {
     public var ok: Int?
@@ -102,6 +118,9 @@ public enum StepAction: Sendable {
     /// The device restarts: the process dies, the device is locked and not yet unlocked since boot.
     case reboot
     case barrier
+    /// From here on, the world answers each batch of concurrent effects in an order drawn from this schedule
+    /// instead of the canonical one (`explore` generates these; docs/exploration.md).
+    case schedule(BarrierScheduleSettings)
     /// A check whose failure is charged to the requirements it names in `for`.
     case expect(Expectation)
     /// A precondition: when it does not hold, the case is inconclusive and charges nothing.

@@ -1,0 +1,257 @@
+import SimulatedWorld
+import SpecModel
+
+/// Writes a random program of user, device and world actions in the case language, from one seeded stream.
+/// Programs are mostly well-formed (launch first, sign in before requests, release what was held, relaunch
+/// after a kill) but sometimes try odd orders; they carry no `expect` step: only the oracles judge them.
+struct ScenarioGenerator {
+    private var random: SeededRandom
+    private var steps: [CaseStep] = []
+    private var running = false
+    private var signedIn = false
+    private var heldPaths: [String] = []
+
+    static let accounts = StepKind.accounts
+    static let resources = ["inbox", "feed", "news"]
+    static let faultPaths = ["/auth/refresh", "/resources/*", "/auth/login", "/auth/revoke", "/auth/*", "/me"]
+    static let holdPaths = ["/auth/refresh", "/resources/*", "/auth/login"]
+
+    init(seed: UInt64) {
+        random = SeededRandom(seed: seed)
+    }
+
+    /// The program of one run.
+    static func program(seed: UInt64) -> [CaseStep] {
+        var generator = ScenarioGenerator(seed: seed)
+        return generator.generate()
+    }
+
+    private mutating func generate() -> [CaseStep] {
+        if chance(30) { configure() }
+        if chance(80) {
+            add("schedule", [("seed", String(random.next() % 4_294_967_296)), ("delay", pick(["0", "10", "25", "50"]))])
+        }
+        add("launch")
+        running = true
+        if chance(90) { signIn("signIn") }
+        let actions = 4 + Int(random.next() % 16)
+        for _ in 0..<actions { action() }
+        for path in heldPaths { add("release", [("path", path)]) }
+        heldPaths = []
+        if chance(50) { add("online") }
+        if running, chance(50) { request() }
+        return steps
+    }
+
+    private mutating func action() {
+        switch weighted([22, 10, 12, 6, 10, 5, 4, 3, 3, 2, 4, 4, 2, 1, 2, 3, 6]) {
+        case 0: request()
+        case 1: add("advance", [("seconds", pick(["1", "5", "30", "61", "120", "600", "3600", "0.5"]))])
+        case 2:
+            add("fault", [("path", pick(Self.faultPaths)), ("kind", pick(FaultKind.allCases.map(\.rawValue))),
+                          ("times", pick(["1", "1", "2", "3"]))])
+            if chance(60) { request() }
+        case 3: hold()
+        case 4: system(pick(StepKind.systemEvents))
+        case 5: signOutOrSwitch(signOut: true)
+        case 6: signOutOrSwitch(signOut: false)
+        case 7: signIn("signIn")
+        case 8: add("skewClock", [("seconds", pick(["-3600", "-300", "-30", "0", "30", "300", "3600"]))])
+        case 9: add("revoke", [("account", pick(Self.accounts))])
+        case 10: killNow()
+        case 11: killAtWrite()
+        case 12: reboot()
+        case 13: configure()
+        case 14: if running { add("barrier") }
+        case 15: releaseOne()
+        default: race()
+        }
+    }
+
+    /// The overlaps hand-written cases rarely reach, built on purpose: replies held across a session's end, a
+    /// refresh in flight when another trigger fires, several requests finding the token expired at once.
+    private mutating func race() {
+        ensureRunning()
+        switch weighted([3, 3, 2, 2, 2, 2]) {
+        case 0:
+            // Responses of the ended session arrive after sign-out or a switch.
+            holdPath("/resources/*")
+            request()
+            signedIn ? signOutOrSwitch(signOut: chance(50)) : signIn("signIn")
+            releasePath("/resources/*")
+        case 1:
+            // A refresh in flight while the session ends, or while more requests find the token refused.
+            holdPath("/auth/refresh")
+            add("fault", [("path", "/resources/*"), ("kind", "expiredToken"), ("times", pick(["1", "3"]))])
+            request()
+            switch weighted([2, 2, 1, 1]) {
+            case 0: signOutOrSwitch(signOut: chance(50))
+            case 1: request()
+            case 2: add("advance", [("seconds", pick(["30", "600"]))])
+            default: add("backgroundRefresh")
+            }
+            releasePath("/auth/refresh")
+        case 2:
+            // The clock expires the access token under several requests at once.
+            add("configure", [("accessTokenLifetime", pick(["10", "30"]))])
+            if !signedIn { signIn("signIn") }
+            add("advance", [("seconds", pick(["31", "61", "600"]))])
+            add("request", [("resource", pick(Self.resources)), ("count", pick(["3", "5", "8"]))])
+        case 3:
+            // Cached content of one account, asked for by the next while offline.
+            let resource = pick(["news", "news", "inbox"])
+            add("request", [("resource", resource), ("count", "1")])
+            signIn("switchAccount")
+            add("offline")
+            add("request", [("resource", resource), ("count", "1")])
+            add("online")
+        case 4:
+            // A restart while offline: what may show before the session is validated.
+            let resource = pick(["news", "inbox", "feed"])
+            add("request", [("resource", resource), ("count", "1")])
+            add("kill", [("at", "now")])
+            add("offline")
+            add("launch")
+            add("request", [("resource", resource), ("count", "1")])
+            add("online")
+        default:
+            // A background refresh overlapping a foreground 401.
+            holdPath("/auth/refresh")
+            add("backgroundRefresh")
+            add("fault", [("path", "/resources/*"), ("kind", "expiredToken"), ("times", "1")])
+            request()
+            releasePath("/auth/refresh")
+        }
+    }
+
+    private mutating func holdPath(_ path: String) {
+        guard !heldPaths.contains(path) else { return }
+        add("hold", [("path", path)])
+        heldPaths.append(path)
+    }
+
+    private mutating func releasePath(_ path: String) {
+        guard let index = heldPaths.firstIndex(of: path) else { return }
+        heldPaths.remove(at: index)
+        add("release", [("path", path)])
+    }
+
+    // MARK: Actions that keep the program runnable
+
+    private mutating func request() {
+        ensureRunning()
+        add("request", [("resource", pick(Self.resources)), ("count", pick(["1", "1", "2", "3", "5", "8"]))])
+    }
+
+    private mutating func signIn(_ kind: String) {
+        ensureRunning()
+        if chance(8) {
+            // Form input as typed: malformed, too short, or a real account's email with a wrong password.
+            let (email, password) = pick([("not-an-email", "long enough pass"), ("alice@example.com", "short"),
+                                          ("alice@example.com", "wrong password 1"), ("", "")])
+            add(kind, [("email", email), ("password", password)])
+            return
+        }
+        add(kind, [("account", pick(Self.accounts))])
+        signedIn = true
+    }
+
+    private mutating func signOutOrSwitch(signOut: Bool) {
+        ensureRunning()
+        if signOut {
+            add("signOut")
+            signedIn = false
+        } else {
+            signIn("switchAccount")
+        }
+    }
+
+    private mutating func system(_ event: String) {
+        // An OS event with no app running only changes the device; with one it is also a command.
+        add(event)
+    }
+
+    private mutating func hold() {
+        let path = pick(Self.holdPaths)
+        guard !heldPaths.contains(path) else { return releaseOne() }
+        add("hold", [("path", path)])
+        heldPaths.append(path)
+        if chance(70) { request() }
+    }
+
+    private mutating func releaseOne() {
+        guard !heldPaths.isEmpty else { return request() }
+        let index = Int(random.next() % UInt64(heldPaths.count))
+        add("release", [("path", heldPaths.remove(at: index))])
+    }
+
+    private mutating func killNow() {
+        add("kill", [("at", "now")])
+        running = false
+        if chance(85) { ensureRunning() }
+    }
+
+    /// A kill point lands on the next storage change of the step that follows, which then relaunches.
+    private mutating func killAtWrite() {
+        ensureRunning()
+        add("kill", [("at", pick(["beforeStorageWrite", "afterStorageWrite"]))])
+        // The next step must change storage, or the point never lands and the run is inconclusive.
+        if !signedIn {
+            signIn("signIn")
+        } else {
+            switch weighted([3, 3, 3]) {
+            case 0: signOutOrSwitch(signOut: true)
+            case 1: signIn("switchAccount")
+            default:
+                add("fault", [("path", "/resources/*"), ("kind", "expiredToken"), ("times", "1")])
+                request()
+            }
+        }
+        // Whether the kill landed or not, the app is started again (a launch of a running app is harmless).
+        add("launch")
+        running = true
+    }
+
+    private mutating func reboot() {
+        add("reboot")
+        running = false
+        if chance(70) { add("unlock") }
+        if chance(85) { ensureRunning() }
+    }
+
+    private mutating func configure() {
+        var arguments: [(String, String)] = []
+        if chance(70) { arguments.append(("accessTokenLifetime", pick(["10", "30", "60", "300", "3600"]))) }
+        if chance(50) { arguments.append(("reuseInterval", pick(["0", "2", "10", "60"]))) }
+        add("configure", arguments)
+    }
+
+    private mutating func ensureRunning() {
+        guard !running else { return }
+        add("launch")
+        running = true
+    }
+
+    // MARK: The stream
+
+    private mutating func add(_ kind: String, _ arguments: [(String, String)] = []) {
+        // Every argument is one the decoder accepts; a refusal is a bug of this generator.
+        guard let step = CaseStep.building(kind, arguments.map { (key: $0.0, value: $0.1) }) else {
+            preconditionFailure("the generator wrote a step the case language refuses: \(kind) \(arguments)")
+        }
+        steps.append(step)
+    }
+
+    private mutating func chance(_ percent: Int) -> Bool { Int(random.next() % 100) < percent }
+
+    private mutating func pick<T>(_ options: [T]) -> T { options[Int(random.next() % UInt64(options.count))] }
+
+    private mutating func weighted(_ weights: [Int]) -> Int {
+        var roll = Int(random.next() % UInt64(weights.reduce(0, +)))
+        for (index, weight) in weights.enumerated() {
+            if roll < weight { return index }
+            roll -= weight
+        }
+        return weights.count - 1
+    }
+}

@@ -1,0 +1,166 @@
+import ConformanceReports
+import ConformanceRunner
+import Dispatch
+import Foundation
+import Mutants
+import ReferenceAdapter
+import SpecModel
+
+/// `session-conformance explore`: generated programs and schedules, judged by the oracles; each distinct
+/// failure is printed with its replay command and shrunk to a case file (docs/exploration.md).
+enum ExploreCommand: Command {
+    static let name = "explore"
+    static let summary = "Explore generated scenarios and schedules; shrink each failure to a case."
+    static let usage = "session-conformance explore [--runs N] [--seed S] [--adapter COMMAND | --variant NAME] [--jobs N] [--time-budget SECONDS] [--shard I/N] [--replay S:K] [--shrink-dir DIR] [--no-shrink] [--report FORMAT[=PATH]]..."
+    static let discussion = """
+        Plays N generated runs against a client (the in-process reference by default). Run K of seed S is a
+        program in the case language, generated from one seeded stream: launch, sign-in, bursts of requests,
+        sign-out, switch, background refresh, lock and unlock, offline and online, clock advance and skew both
+        ways, faults of every kind on auth and resource paths, held replies, server settings, revocation, kills
+        at once or at a storage write, reboots; and a 'schedule' step whose seed orders every batch of replies
+        and holds some over a round. No step expects anything: every oracle judges every run. The same seed
+        gives the same runs, whatever --jobs.
+
+        Each distinct failure (an oracle and the requirements it charges, or an adapter error) is printed once
+        with its first run and the command that replays it exactly (--replay S:K prints that run's program,
+        trace and findings). Then each is shrunk by delta debugging over its steps and its schedule choices to
+        a short case that still fails the same way, written to --shrink-dir (default explore-cases) as a spec
+        folder: cases/<id>.yaml beside copies of requirements.yaml, state-machine.yaml and sources/, so
+        'session-conformance run --spec-root DIR --seed S' plays it. --no-shrink skips that.
+
+        --time-budget stops starting new runs after that many seconds of wall time; it never changes what a
+        run decides. --shard I/N plays every N-th run from the I-th: the shards of a CI matrix cover the runs
+        exactly once, and 'session-conformance merge' joins their JSON reports, each distinct failure once.
+        --variant NAME explores a known-bad client of 'session-conformance mutants' (in-process), to see
+        what the explorer finds. Exit 1 when a failure was found, 0 otherwise.
+        """
+    static let options = [
+        OptionSpec(name: "runs", kind: .value(placeholder: "N"), help: "Runs to play (default 1000)."),
+        OptionSpec(name: "seed", kind: .value(placeholder: "S"), help: "The exploration's seed (default 1)."),
+        OptionSpec(name: "adapter", kind: .value(placeholder: "COMMAND"), help: "The adapter's command line (run with /bin/sh -c)."),
+        OptionSpec(name: "variant", kind: .value(placeholder: "NAME"), help: "Explore a known-bad variant in-process instead."),
+        OptionSpec(name: "jobs", kind: .value(placeholder: "N"), help: "Runs played in parallel (default 1)."),
+        OptionSpec(name: "time-budget", kind: .value(placeholder: "SECONDS"), help: "Start no new run after this much wall time."),
+        OptionSpec(name: "shard", kind: .value(placeholder: "I/N"), help: "Play only every N-th run, from the I-th."),
+        OptionSpec(name: "replay", kind: .value(placeholder: "S:K"), help: "Play run K of seed S and print its program, trace and findings."),
+        OptionSpec(name: "shrink-dir", kind: .value(placeholder: "DIR"), help: "Where shrunk cases go (default explore-cases)."),
+        OptionSpec(name: "no-shrink", kind: .flag, help: "Report failures without shrinking them."),
+        OptionSpec(name: "timeout", kind: .value(placeholder: "SECONDS"), help: "How long one step of an adapter may take (default 10)."),
+        OptionSpec(name: "spec-root", kind: .value(placeholder: "DIR"), help: "The spec folder (default Specs, else the Specs beside the executable)."),
+        OptionSpec(name: "report", kind: .value(placeholder: "FORMAT[=PATH]"),
+                   help: "Write a report: json, junit, markdown, html, tap or badge (repeatable)."),
+    ]
+
+    static func run(_ arguments: ParsedArguments, console: any Console) throws -> ExitCode {
+        try run(arguments, console: console, launcher: nil)
+    }
+
+    static func run(_ arguments: ParsedArguments, console: any Console, launcher given: (any AdapterLauncher)?) throws -> ExitCode {
+        guard arguments.positionals.isEmpty else {
+            throw UsageError("unexpected argument '\(arguments.positionals[0])'", hint: "explore takes options only")
+        }
+        let settings = try Settings(arguments)
+        let lint = SpecLinter.lint(paths: [settings.specRoot], specRoot: settings.specRoot, checkedInvariants: Oracles.checkedInvariants)
+        guard lint.errorCount == 0, let machine = lint.bundle.stateMachine else {
+            console.err(lint.rendered())
+            console.err("explore: the specs have errors; fix them first (session-conformance lint)\n")
+            return .specOrUsageError
+        }
+        let launcher = try given ?? makeLauncher(arguments, timeout: settings.timeout)
+        defer { launcher.stopIdle() }
+        let explorer: Explorer
+        do {
+            explorer = try Explorer(machine: machine, launcher: launcher)
+        } catch {
+            console.err("explore: the client could not be started: \(error)\n")
+            return .conformanceFailure
+        }
+        if let replay = settings.replay {
+            return Self.replay(replay, explorer: explorer, console: console)
+        }
+        let signals = RunSignals.start(console: console)
+        defer { signals.stop() }
+        let started = Date()
+        let clock = DispatchTime.now().uptimeNanoseconds
+        let progress = ExploreProgress(console: console, total: settings.options.shard.map { Array($0.runs(upTo: settings.options.runs)).count }
+                                       ?? settings.options.runs, replay: settings.replayCommand)
+        let result = explorer.explore(settings.options, now: { Double(DispatchTime.now().uptimeNanoseconds - clock) / 1e9 },
+                                      progress: progress.ran)
+        progress.finish(result)
+        // A stopped exploration reports what it found at once, unshrunk.
+        let shrunk = settings.shrink && signals.exitCode == nil ? ExploreShrinking(explorer: explorer, settings: settings, specRoot: settings.specRoot)
+            .shrinkAll(result, console: console) : []
+        if !result.failures.isEmpty {
+            console.out(ExploreSummary.render(result, shrunk: shrunk, settings: settings))
+        } else {
+            console.out("explore: \(result.runsDone) runs of seed \(settings.options.seed), no failure\n")
+        }
+        if let failed = try writeReports(result, shrunk: shrunk, explorer: explorer, bundle: lint.bundle, settings: settings,
+                                         started: started, console: console) {
+            return failed
+        }
+        if let interrupted = signals.exitCode { return interrupted }
+        return result.failures.isEmpty ? .success : .conformanceFailure
+    }
+
+    private static func replay(_ run: ExploreRunID, explorer: Explorer, console: any Console) -> ExitCode {
+        let steps = run.steps
+        let outcome = explorer.play(run.acceptanceCase(steps: steps), seed: run.seed)
+        var text = "run \(run.run) of seed \(run.seed) (case \(run.caseID)): \(outcome.status.rawValue)\n\nprogram:\n"
+        text += steps.map { "  " + $0.flowLine }.joined(separator: "\n") + "\n\ntrace:\n"
+        text += TraceRenderer(vault: outcome.vault).render(outcome.trace) + "\n"
+        if let reason = outcome.reason { text += "\nreason: \(reason)\n" }
+        if !outcome.findings.isEmpty {
+            text += "\nfindings:\n"
+            for finding in outcome.findings {
+                text += "  \(finding.requirements.joined(separator: ", ")) (\(finding.check)), step \(finding.step + 1), "
+                    + "events \(finding.evidence.map { "#\($0)" }.joined(separator: " ")): \(finding.message)\n"
+            }
+        }
+        console.out(text)
+        return outcome.status == .fail || outcome.status == .error ? .conformanceFailure : .success
+    }
+
+    private static func writeReports(_ result: ExploreResult, shrunk: [ShrunkFailure], explorer: Explorer, bundle: SpecBundle,
+                                     settings: Settings, started: Date, console: any Console) throws -> ExitCode? {
+        guard !settings.reports.isEmpty else { return nil }
+        var bundle = bundle
+        // A shrunk case's outcome stands for its failure (its trace is short and `run` reproduces it); an unshrunk
+        // failure is reported with its first run.
+        var outcomes: [CaseOutcome] = []
+        var cases: [AcceptanceCase] = []
+        var seen: Set<String> = []
+        for failure in result.failures {
+            if let done = shrunk.first(where: { $0.key == failure.key && $0.run == failure.run }) {
+                outcomes.append(done.outcome)
+                cases.append(done.acceptanceCase)
+            } else if seen.insert(failure.run.caseID).inserted {
+                outcomes.append(failure.outcome)
+            }
+        }
+        bundle.caseFiles.append(CaseFile(file: "<explore>", cases: cases))
+        let shard = settings.options.shard.flatMap { Shard(index: $0.index, count: $0.count) }
+        let summaryID = "explore-seed-\(settings.options.seed)" + (shard.map { "-shard-\($0.index)-of-\($0.count)" } ?? "")
+        let runResult = explorer.runResult(result, bundle: bundle, failureOutcomes: outcomes, summaryID: summaryID,
+                                           seconds: Date().timeIntervalSince(started))
+        let context = ReportContext(
+            suiteVersion: SessionConformance.version, specRoot: settings.specRoot,
+            specDigest: try SpecDigest.of(specRoot: settings.specRoot), bundle: bundle,
+            command: settings.reproduceBase, startedAt: started, finishedAt: Date(), shard: shard)
+        return try RunCommand.writeReports(ReportBuilder.build(runResult, context: context), settings.reports, console: console)
+    }
+
+    private static func makeLauncher(_ arguments: ParsedArguments, timeout: Int) throws -> any AdapterLauncher {
+        if let command = arguments.value("adapter") {
+            guard arguments.value("variant") == nil else { throw UsageError("give --adapter or --variant, not both") }
+            return ProcessAdapterLauncher(commandLine: command, timeout: .seconds(timeout))
+        }
+        if let name = arguments.value("variant") {
+            guard let mutant = MutantRegistry.named(name) else {
+                throw UsageError("unknown variant '\(name)'", hint: "'session-conformance mutants --list' names them")
+            }
+            return InProcessLauncher(description: "\(name) (in-process)", make: mutant.make)
+        }
+        return InProcessLauncher(description: "SessionKit (in-process)") { ReferenceClientAdapter() }
+    }
+}

@@ -1,0 +1,81 @@
+import ConformanceReports
+import ConformanceRunner
+import Foundation
+
+extension ExploreCommand {
+    /// The options of one `explore` command line, checked.
+    struct Settings {
+        var options = ExploreOptions()
+        var replay: ExploreRunID?
+        var shrink = true
+        var shrinkDir = "explore-cases"
+        var specRoot = DefaultSpecRoot.path
+        var timeout = 10
+        var reports: [ReportRequest] = []
+        /// `--adapter '...'` and `--timeout N` as given, or empty.
+        var adapterOptions = ""
+        var variant: String?
+        /// `--spec-root '...'` when not the default, or empty.
+        var specRootOption = ""
+
+        init(_ arguments: ParsedArguments) throws {
+            func whole<T: FixedWidthInteger>(_ name: String, _ fallback: T, atLeast minimum: T) throws -> T {
+                guard let text = arguments.value(name) else { return fallback }
+                guard let value = T(text), value >= minimum else {
+                    throw UsageError("--\(name) takes a whole number of at least \(minimum), not '\(text)'")
+                }
+                return value
+            }
+            options.seed = try whole("seed", 1, atLeast: 0)
+            options.runs = try whole("runs", 1_000, atLeast: 1)
+            options.jobs = try whole("jobs", 1, atLeast: 1)
+            timeout = try whole("timeout", 10, atLeast: 1)
+            if let text = arguments.value("time-budget") {
+                guard let seconds = Double(text), seconds > 0, seconds.isFinite else {
+                    throw UsageError("--time-budget takes a number of seconds above 0, not '\(text)'")
+                }
+                options.timeBudget = seconds
+            }
+            if let text = arguments.value("shard") {
+                guard let shard = Shard(text) else {
+                    throw UsageError("--shard takes I/N with 1 <= I <= N, not '\(text)'", hint: "for example --shard 2/4")
+                }
+                options.shard = ExploreShard(index: shard.index, count: shard.count)
+            }
+            if let text = arguments.value("replay") {
+                guard let run = ExploreRunID(text) else {
+                    throw UsageError("--replay takes S:K (run K, from 1, of seed S), not '\(text)'", hint: "for example --replay 1:42")
+                }
+                replay = run
+            }
+            shrink = !arguments.flags.contains("no-shrink")
+            shrinkDir = arguments.value("shrink-dir") ?? shrinkDir
+            specRoot = arguments.value("spec-root") ?? specRoot
+            reports = try RunCommand.reportRequests(arguments)
+            variant = arguments.value("variant")
+            if let adapter = arguments.value("adapter") {
+                adapterOptions += " --adapter '" + adapter.replacingOccurrences(of: "'", with: "'\\''") + "'"
+            }
+            if arguments.value("timeout") != nil { adapterOptions += " --timeout \(timeout)" }
+            let root = WorkingDirectory.relative(specRoot)
+            if arguments.value("spec-root") != nil, root != "Specs" { specRootOption = " --spec-root '\(root)'" }
+        }
+
+        /// The command that replays run `run` exactly.
+        func replayCommand(_ run: ExploreRunID) -> String {
+            WorkingDirectory.relativizing("session-conformance explore --replay \(run)" + adapterOptions
+                                          + (variant.map { " --variant \($0)" } ?? "") + specRootOption)
+        }
+
+        /// The command that plays the shrunk cases: `run` for a client, `mutants` for a known-bad variant.
+        var reproduceBase: String {
+            let folder = "'" + WorkingDirectory.relative(shrinkDir) + "'"
+            if let variant { return "session-conformance mutants --variant \(variant) --spec-root \(folder)" }
+            return WorkingDirectory.relativizing("session-conformance run" + adapterOptions + " --spec-root \(folder)")
+        }
+
+        func reproduceCommand(caseID: String) -> String {
+            reproduceBase + " --seed \(options.seed)" + (variant == nil ? " --case \(caseID)" : "")
+        }
+    }
+}

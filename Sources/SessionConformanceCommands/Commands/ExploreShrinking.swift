@@ -1,0 +1,141 @@
+import ConformanceReports
+import ConformanceRunner
+import Dispatch
+import Foundation
+import SpecModel
+import Synchronization
+
+/// A distinct failure shrunk to a case file.
+struct ShrunkFailure: Sendable {
+    let key: ExploreFailureKey
+    let run: ExploreRunID
+    let acceptanceCase: AcceptanceCase
+    let originalCount: Int
+    /// The shrunk case played again: what the report shows for this failure.
+    let outcome: CaseOutcome
+    let path: String
+}
+
+/// Shrinks every distinct failure of an exploration and writes each as a case in a spec folder that `run`
+/// (or `mutants`, for a variant) plays: `cases/<id>.yaml` beside copies of the spec's requirements, state
+/// machine and sources.
+struct ExploreShrinking {
+    let explorer: Explorer
+    let settings: ExploreCommand.Settings
+    let specRoot: String
+
+    func shrinkAll(_ result: ExploreResult, console: any Console) -> [ShrunkFailure] {
+        guard !result.failures.isEmpty else { return [] }
+        do {
+            try prepareFolder()
+        } catch {
+            console.err("explore: cannot write the shrunk cases to \(settings.shrinkDir): \(error)\n")
+            return []
+        }
+        // IDs first, in failure order, so the files do not depend on which worker finished first.
+        var used: Set<String> = []
+        let plans = result.failures.map { failure -> (ExploreFailure, String) in
+            var id = "\(failure.run.caseID)-\(failure.key.slug)"
+            var suffix = 2
+            while used.contains(id) {
+                id = "\(failure.run.caseID)-\(failure.key.slug)-\(suffix)"
+                suffix += 1
+            }
+            used.insert(id)
+            return (failure, id)
+        }
+        let done = Mutex<[Int: ShrunkFailure]>([:])
+        let next = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: max(1, min(settings.options.jobs, plans.count))) { _ in
+            while true {
+                let position = next.add(1, ordering: .relaxed).oldValue
+                guard position < plans.count else { return }
+                let (failure, id) = plans[position]
+                if let shrunk = shrink(failure, id: id) {
+                    done.withLock { $0[position] = shrunk }
+                    console.err("explore: shrank \(failure.key) (run \(failure.run)) from \(shrunk.originalCount) to "
+                                + "\(shrunk.acceptanceCase.steps.count) steps: \(WorkingDirectory.relative(shrunk.path))\n")
+                } else {
+                    console.err("explore: \(failure.key) (run \(failure.run)) did not fail again as case \(id); not shrunk\n")
+                }
+            }
+        }
+        return done.withLock { all in plans.indices.compactMap { all[$0] } }
+    }
+
+    private func shrink(_ failure: ExploreFailure, id: String) -> ShrunkFailure? {
+        let steps = failure.run.steps
+        guard let (shrunk, _) = Shrinker(explorer: explorer).shrink(failure.run, id: id, steps: steps, failing: failure.key)
+        else { return nil }
+        let path = (settings.shrinkDir as NSString).appendingPathComponent("cases/\(id).yaml")
+        let text = ShrunkCase.render(run: failure.run, id: id, key: failure.key, steps: shrunk, originalCount: steps.count,
+                                     replay: settings.replayCommand(failure.run),
+                                     reproduce: settings.reproduceCommand(caseID: id))
+        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else { return nil }
+        let acceptanceCase = failure.run.acceptanceCase(steps: shrunk, id: id, title: ShrunkCase.title(failure.key),
+                                                        file: WorkingDirectory.relative(path),
+                                                        requirements: failure.key.requirements)
+        let outcome = explorer.play(acceptanceCase, seed: failure.run.seed)
+        return ShrunkFailure(key: failure.key, run: failure.run, acceptanceCase: acceptanceCase, originalCount: steps.count,
+                             outcome: outcome, path: path)
+    }
+
+    /// The spec folder: the cases go in `cases/`; the rest of the spec is copied so `run --spec-root` finds it.
+    private func prepareFolder() throws {
+        let manager = FileManager.default
+        let folder = settings.shrinkDir as NSString
+        try manager.createDirectory(atPath: folder.appendingPathComponent("cases"), withIntermediateDirectories: true)
+        for name in ["requirements.yaml", "state-machine.yaml", "sources"] {
+            let source = (specRoot as NSString).appendingPathComponent(name)
+            let target = folder.appendingPathComponent(name)
+            guard manager.fileExists(atPath: source) else { continue }
+            if manager.fileExists(atPath: target) { try manager.removeItem(atPath: target) }
+            try manager.copyItem(atPath: source, toPath: target)
+        }
+    }
+}
+
+/// Progress on stderr: each new distinct failure at once with its replay command, and a count of runs (a live
+/// line on a terminal; a line every twentieth of the runs otherwise).
+struct ExploreProgress: Sendable {
+    let console: any Console
+    let total: Int
+    let replay: @Sendable (ExploreRunID) -> String
+
+    func ran(_ done: Int, _ run: ExploreRunID, _ new: [ExploreFailureKey]) {
+        for key in new {
+            if console.isTerminal { console.err("\r\u{1B}[K") }
+            console.err("explore: new failure in run \(run.run): \(key)\n  replay: \(replay(run))\n")
+        }
+        if console.isTerminal {
+            if done % 100 == 0 || done == total { console.err("\r\u{1B}[K[\(done)/\(total)] runs") }
+        } else if done % max(1, total / 20) == 0 || done == total {
+            console.err("[\(done)/\(total)] runs\n")
+        }
+    }
+
+    func finish(_ result: ExploreResult) {
+        if console.isTerminal { console.err("\r\u{1B}[K") }
+        console.err("explore: \(result.runsDone) runs: \(result.passed) passed, \(result.failed) failed, "
+                    + "\(result.inconclusive) inconclusive, \(result.errored) errored; \(result.failures.count) distinct failures\n")
+    }
+}
+
+/// The closing summary on stdout: each distinct failure once, with its first run, replay command and shrunk case.
+enum ExploreSummary {
+    static func render(_ result: ExploreResult, shrunk: [ShrunkFailure], settings: ExploreCommand.Settings) -> String {
+        var text = "explore: \(result.failures.count) distinct failure\(result.failures.count == 1 ? "" : "s") in "
+            + "\(result.runsDone) runs of seed \(settings.options.seed)\n"
+        for failure in result.failures {
+            text += "\nFAIL \(failure.key)\n  first run: \(failure.run.run)\n  replay:    \(settings.replayCommand(failure.run))\n"
+            if let message = failure.outcome.findings.first(where: { $0.check == failure.key.check })?.message ?? failure.outcome.reason {
+                text += "  finding:   \(message)\n"
+            }
+            if let done = shrunk.first(where: { $0.key == failure.key && $0.run == failure.run }) {
+                text += "  shrunk:    \(WorkingDirectory.relative(done.path)) (\(done.acceptanceCase.steps.count) of \(done.originalCount) steps)\n"
+                text += "  run it:    \(settings.reproduceCommand(caseID: done.acceptanceCase.id))\n"
+            }
+        }
+        return text
+    }
+}

@@ -1,0 +1,140 @@
+import ConformanceProtocol
+import ConformanceRunner
+import Foundation
+import Mutants
+import SpecModel
+import Testing
+
+/// `explore`: generated runs are deterministic, shards split the run space exactly, and a known-bad variant is
+/// found, shrunk to a short case, and that case reproduces the failure through the suite runner.
+@Suite("Explore: generated runs, replay, shards and shrinking")
+struct ExploreTests {
+    static func explorer(_ make: @escaping @Sendable () -> any InProcessClient = MutantRegistry.reference,
+                         name: String = "reference") throws -> Explorer {
+        let machine = try #require(try KillMatrixTests.bundle().stateMachine)
+        return try Explorer(machine: machine, launcher: InProcessLauncher(description: name, make: make))
+    }
+
+    static func rendered(_ outcome: CaseOutcome) -> String {
+        TraceRenderer(vault: outcome.vault).render(outcome.trace)
+    }
+
+    @Test("the same run gives the same trace and findings 100 times out of 100, schedule choices included")
+    func sameSeedSameTrace() throws {
+        let explorer = try Self.explorer()
+        // A run whose program has a schedule step and overlapping requests, so the schedule's choices matter.
+        let run = try #require((1...200).lazy.map { ExploreRunID(seed: 7, run: $0) }.first { run in
+            let steps = run.steps
+            return steps.contains { if case .schedule(let s) = $0.action { s.delayPercent > 0 } else { false } }
+                && steps.contains { if case .request(_, let count) = $0.action { count > 2 } else { false } }
+        })
+        let first = explorer.play(run)
+        let trace = Self.rendered(first)
+        #expect(trace.contains("step 1: schedule"))
+        for _ in 1..<100 {
+            let again = explorer.play(run)
+            #expect(Self.rendered(again) == trace)
+            #expect(again.findings == first.findings)
+        }
+    }
+
+    @Test("a schedule step changes the order of replies in a batch; without one the order is canonical")
+    func scheduleChangesOrder() throws {
+        let explorer = try Self.explorer()
+        func trace(_ schedule: String?) throws -> String {
+            let kinds: [(String, [(key: String, value: String)])] = (schedule.map { [("schedule", [("seed", $0), ("delay", "50")])] } ?? [])
+                + [("launch", []), ("signIn", [("account", "alice")]), ("request", [("resource", "inbox"), ("count", "3")]),
+                   ("request", [("resource", "feed"), ("count", "3")])]
+            let steps = try kinds.map { try #require(CaseStep.building($0.0, $0.1)) }
+            let run = ExploreRunID(seed: 1, run: 1)
+            return Self.rendered(explorer.play(run.acceptanceCase(steps: steps), seed: 1))
+                .split(separator: "\n").filter { $0.contains("\"type\":\"reply\"") }
+                .map { $0.drop { $0 != ">" } }.joined(separator: "\n")
+        }
+        let canonical = try trace(nil)
+        let scheduled = try (1...5).map { try trace(String($0)) }
+        #expect(scheduled.contains { $0 != canonical })
+        #expect(try trace("3") == trace("3"))
+    }
+
+    @Test("shards of the run space are disjoint and together are every run")
+    func shardsPartitionTheRuns() throws {
+        for count in 1...6 {
+            var seen: [Int] = []
+            for index in 1...count {
+                let shard = try #require(ExploreShard(index: index, count: count))
+                let runs = Array(shard.runs(upTo: 97))
+                #expect(runs.allSatisfy { shard.contains(run: $0) })
+                seen += runs
+            }
+            #expect(seen.sorted() == Array(1...97))
+        }
+        #expect(ExploreShard(index: 0, count: 2) == nil)
+        #expect(ExploreShard(index: 3, count: 2) == nil)
+    }
+
+    @Test("a sharded exploration plays exactly the runs of the unsharded one")
+    func shardedExplorationCoversTheSameRuns() throws {
+        let explorer = try Self.explorer()
+        let whole = explorer.explore(ExploreOptions(seed: 3, runs: 40, jobs: 2), now: { 0 })
+        let parts = (1...3).map { explorer.explore(ExploreOptions(seed: 3, runs: 40, jobs: 1, shard: ExploreShard(index: $0, count: 3)), now: { 0 }) }
+        #expect(parts.map(\.runsDone).reduce(0, +) == whole.runsDone)
+        #expect(parts.map(\.passed).reduce(0, +) == whole.passed)
+        #expect(parts.map(\.inconclusive).reduce(0, +) == whole.inconclusive)
+    }
+
+    @Test("replaying run K of seed S gives the run explore played: the same trace and findings")
+    func replayReproduces() throws {
+        let explorer = try Self.explorer(Self.variant("refresh-per-request").make, name: "refresh-per-request")
+        let result = explorer.explore(ExploreOptions(seed: 1, runs: 60, jobs: 2), now: { 0 })
+        let failure = try #require(result.failures.first)
+        let replayed = explorer.play(try #require(ExploreRunID(failure.run.description)))
+        #expect(Self.rendered(replayed) == Self.rendered(failure.outcome))
+        #expect(replayed.findings == failure.outcome.findings)
+    }
+
+    static func variant(_ name: String) throws -> Mutant { try #require(MutantRegistry.named(name)) }
+
+    @Test("a known-bad variant is found by its oracle, shrunk to at most 10 steps, and the case file reproduces it",
+          arguments: [("refresh-per-request", "REFRESH-SINGLE-FLIGHT"), ("token-in-log", "LOG-NO-TOKEN-VALUES"),
+                      ("sign-out-on-any-refresh-failure", "REFRESH-ONLY-REJECTION-SIGNS-OUT")])
+    func variantFoundAndShrunk(_ name: String, _ requirement: String) throws {
+        let mutant = try Self.variant(name)
+        let explorer = try Self.explorer(mutant.make, name: name)
+        let result = explorer.explore(ExploreOptions(seed: 1, runs: 300, jobs: 2), now: { 0 })
+        let failure = try #require(result.failures.first { $0.key.requirements.contains(requirement) && $0.key.check.hasPrefix("oracle:") },
+                                   "not found in 300 runs: \(result.failures.map(\.key))")
+        let id = failure.run.caseID + "-" + failure.key.slug
+        let (steps, _) = try #require(Shrinker(explorer: explorer).shrink(failure.run, id: id, steps: failure.run.steps, failing: failure.key))
+        #expect(steps.count <= 10, "\(steps.map(\.flowLine).joined(separator: "\n"))")
+
+        // The case file, loaded as `run --spec-root` loads it, and played by the suite runner.
+        let text = ShrunkCase.render(run: failure.run, id: id, key: failure.key, steps: steps, originalCount: failure.run.steps.count,
+                                     replay: "replay", reproduce: "reproduce")
+        var load = SpecLoadResult()
+        SpecLoader.load(bytes: Array(text.utf8), file: "\(id).yaml", into: &load)
+        #expect(load.diagnostics.isEmpty, "\(load.renderer.render(load.diagnostics))")
+        let caseFile = try #require(load.bundle.caseFiles.first)
+        #expect(caseFile.cases.first?.steps.count == steps.count)
+        var bundle = try KillMatrixTests.bundle()
+        bundle.caseFiles = [caseFile]
+        let run = SuiteRunner(bundle: bundle, launcher: InProcessLauncher(description: name, make: mutant.make))
+            .run(RunOptions(seed: failure.run.seed))
+        let outcome = try #require(run.outcomes.first)
+        #expect(ExploreFailureKey.of(outcome).contains(failure.key), "\(outcome.status) \(outcome.findings.map(\.check))")
+    }
+
+    @Test("a few thousand generated runs against the reference find no failure")
+    func referencePassesExploration() throws {
+        let explorer = try Self.explorer()
+        let result = explorer.explore(ExploreOptions(seed: 1, runs: 2_000, jobs: 2), now: { 0 })
+        #expect(result.runsDone == 2_000)
+        #expect(result.errored == 0)
+        // The reference still fails some generated orderings (a kill before its sign-out or switch write lands, and
+        // more: docs/exploration.md); the fix is another change. Remove this wrapper when it lands.
+        withKnownIssue("the reference fails some explored orderings until its fix lands", isIntermittent: true) {
+            let found = result.failures.map { "\($0.key) in run \($0.run)" }
+            #expect(found.isEmpty, "\(found)")
+        }
+    }
+}
