@@ -22,8 +22,10 @@ extension Explorer {
         let verdicts = bundle.catalogue.map {
             VerdictBuilder.verdicts(catalogue: $0, outcomes: outcomes, capabilities: capabilities)
         } ?? []
-        return RunResult(implementation: implementation, capabilities: capabilities, offlineResources: offlineResources,
-                         adapter: launcher.description, seed: result.options.seed, outcomes: outcomes,
-                         requirements: verdicts, startupFailure: result.startupFailure)
+        var run = RunResult(implementation: implementation, capabilities: capabilities, offlineResources: offlineResources,
+                            adapter: launcher.description, seed: result.options.seed, outcomes: outcomes,
+                            requirements: verdicts, startupFailure: result.startupFailure)
+        run.world = world
+        return run
     }
 }

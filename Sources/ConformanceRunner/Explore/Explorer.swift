@@ -1,5 +1,6 @@
 import ConformanceProtocol
 import Dispatch
+import SimulatedWorld
 import SpecModel
 import Synchronization
 
@@ -49,21 +50,25 @@ public struct Explorer: Sendable {
     public let implementation: ImplementationInfo
     let capabilities: [String]
     let offlineResources: [String]
+    /// The world profile every run is played under.
+    public let world: WorldProfile
 
-    /// Starts the client once for its capabilities; throws when it cannot be started.
-    public init(machine: StateMachine, launcher: any AdapterLauncher) throws(AdapterFailure) {
+    /// Starts the client once for its capabilities; throws when it cannot be started. Without `world`, the
+    /// profile a `run` would choose: `json-v1`, or `rfc6749` for a loopback HTTP client.
+    public init(machine: StateMachine, launcher: any AdapterLauncher, world: WorldProfile? = nil) throws(AdapterFailure) {
         self.machine = machine
         self.launcher = launcher
         let probe = try SuiteRunner.probe(launcher)
         implementation = probe.0
         capabilities = probe.1
         offlineResources = probe.2
+        self.world = world ?? (probe.3 == .loopback ? .rfc6749 : .jsonV1)
     }
 
     /// Plays one case (a generated run, a shrunk one, or a candidate of the shrinker) with the run seed.
     public func play(_ acceptanceCase: AcceptanceCase, seed: UInt64) -> CaseOutcome {
         CaseExecutor(acceptanceCase: acceptanceCase, machine: machine, launcher: launcher, capabilities: capabilities,
-                     offlineResources: offlineResources, seed: seed).run()
+                     offlineResources: offlineResources, seed: seed, world: world).run()
     }
 
     public func play(_ run: ExploreRunID) -> CaseOutcome { play(run.acceptanceCase(), seed: run.seed) }

@@ -4,6 +4,7 @@ import Dispatch
 import Foundation
 import Mutants
 import ReferenceAdapter
+import SimulatedWorld
 import SpecModel
 
 /// `session-conformance explore`: generated programs and schedules, judged by the oracles; each distinct
@@ -11,7 +12,7 @@ import SpecModel
 enum ExploreCommand: Command {
     static let name = "explore"
     static let summary = "Explore generated scenarios and schedules; shrink each failure to a case."
-    static let usage = "session-conformance explore [--runs N] [--seed S] [--adapter COMMAND | --variant NAME] [--jobs N] [--time-budget SECONDS] [--shard I/N] [--replay S:K] [--shrink-dir DIR] [--no-shrink] [--report FORMAT[=PATH]]..."
+    static let usage = "session-conformance explore [--runs N] [--seed S] [--adapter COMMAND | --variant NAME] [--world FILE|NAME] [--jobs N] [--time-budget SECONDS] [--shard I/N] [--replay S:K] [--shrink-dir DIR] [--no-shrink] [--report FORMAT[=PATH]]..."
     static let discussion = """
         Plays N generated runs against a client (the in-process reference by default). Run K of seed S is a
         program in the case language, generated from one seeded stream: launch, sign-in, bursts of requests,
@@ -39,6 +40,8 @@ enum ExploreCommand: Command {
         OptionSpec(name: "seed", kind: .value(placeholder: "S"), help: "The exploration's seed (default 1)."),
         OptionSpec(name: "adapter", kind: .value(placeholder: "COMMAND"), help: "The adapter's command line (run with /bin/sh -c)."),
         OptionSpec(name: "variant", kind: .value(placeholder: "NAME"), help: "Explore a known-bad variant in-process instead."),
+        OptionSpec(name: "world", kind: .value(placeholder: "FILE|NAME"),
+                   help: "The world profile: a file, or json-v1 or rfc6749 (default: json-v1; rfc6749 for loopback HTTP)."),
         OptionSpec(name: "jobs", kind: .value(placeholder: "N"), help: "Runs played in parallel (default 1)."),
         OptionSpec(name: "time-budget", kind: .value(placeholder: "SECONDS"), help: "Start no new run after this much wall time."),
         OptionSpec(name: "shard", kind: .value(placeholder: "I/N"), help: "Play only every N-th run, from the I-th."),
@@ -66,11 +69,21 @@ enum ExploreCommand: Command {
             console.err("explore: the specs have errors; fix them first (session-conformance lint)\n")
             return .specOrUsageError
         }
+        var world: WorldProfile?
+        if let text = arguments.value("world") {
+            do {
+                world = try WorldArgument.resolve(text, bundle: lint.bundle)
+            } catch {
+                console.err(error.rendered)
+                console.err("explore: the world profile \(text) has errors\n")
+                return .specOrUsageError
+            }
+        }
         let launcher = try given ?? makeLauncher(arguments, timeout: settings.timeout)
         defer { launcher.stopIdle() }
         let explorer: Explorer
         do {
-            explorer = try Explorer(machine: machine, launcher: launcher)
+            explorer = try Explorer(machine: machine, launcher: launcher, world: world)
         } catch {
             console.err("explore: the client could not be started: \(error)\n")
             return .conformanceFailure
