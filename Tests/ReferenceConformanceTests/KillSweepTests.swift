@@ -1,0 +1,71 @@
+import ConformanceRunner
+import ReferenceAdapter
+@testable import SpecModel
+import Testing
+
+/// Every case of Specs/cases replayed with a kill point before or after the storage change of each step that
+/// drives the client, and a relaunch after that step. The case's own checks are dropped (they assume no kill);
+/// the oracles judge the trace, and the reference must give none of them a finding.
+@Suite("The reference survives a kill at every storage change of every case")
+struct KillSweepTests {
+    /// Steps that make the client work, so a kill point armed before them can land during them.
+    static let drivingSteps: Set<String> = Set(["launch", "signIn", "signOut", "switchAccount", "request", "advance", "release"]
+        + StepKind.systemEvents)
+
+    /// The variants of one case: for each driving step and each storage kill point, the case with the kill armed
+    /// before the step and a `launch` after it (unless the case launches next), without `expect` and `require` steps.
+    static func variants(of original: AcceptanceCase) -> [AcceptanceCase] {
+        let steps = original.steps.filter { $0.action.expectation == nil }
+        var variants: [AcceptanceCase] = []
+        // Only where the client surely runs: after a launch, and not between the case's own kill or reboot and
+        // its next launch (a kill point armed with no client running would land on the next process instead).
+        var running = false
+        for (position, step) in steps.enumerated() {
+            if step.kind == "kill" || step.kind == "reboot" { running = false }
+            if step.kind == "launch" { running = true }
+            guard running, drivingSteps.contains(step.kind) else { continue }
+            for point in [KillPoint.beforeStorageWrite, .afterStorageWrite] {
+                let kill = CaseStep(kind: "kill", action: .kill(point), arguments: step.arguments, location: step.location)
+                let relaunch = CaseStep(kind: "launch", action: .launch, arguments: step.arguments, location: step.location)
+                var swept = steps
+                // The case relaunches by itself when the next step that drives the client is a launch.
+                let next = steps[(position + 1)...].first { drivingSteps.contains($0.kind) || $0.kind == "reboot" }
+                if next?.kind != "launch" { swept.insert(relaunch, at: position + 1) }
+                swept.insert(kill, at: position)
+                variants.append(AcceptanceCase(
+                    id: "\(original.id)~kill-\(point.rawValue)-before-step-\(position + 1)", location: original.location,
+                    file: original.file, title: original.title, requirements: original.requirements,
+                    transitions: original.transitions, capabilities: original.capabilities, steps: swept))
+            }
+        }
+        return variants
+    }
+
+    @Test("no oracle finds fault with the reference when it is killed at any storage change of any case")
+    func referenceSurvivesEveryKillPoint() throws {
+        var bundle = try ReferenceConformanceTests.bundle()
+        bundle.caseFiles = bundle.caseFiles.map { file in
+            CaseFile(file: file.file, cases: file.cases.flatMap(Self.variants))
+        }
+        #expect(bundle.cases.count > 100, "the sweep plays every case with kills; it found only \(bundle.cases.count) variants")
+        let runner = SuiteRunner(bundle: bundle, launcher: InProcessLauncher(description: "in-process") {
+            ReferenceClientAdapter()
+        })
+        let result = runner.run(RunOptions(seed: 1, jobs: 2))
+        // A variant whose kill point found no storage change to land on is the unchanged case plus a second
+        // launch of a running client; only the variants where the kill landed are judged.
+        let landedKills = result.outcomes.filter { outcome in
+            outcome.trace.events.contains {
+                if case .processKilled(_, let reason) = $0.kind { return reason.hasPrefix("killed before the storage write") || reason.hasPrefix("killed after the storage write") }
+                return false
+            }
+        }
+        let failed = landedKills.filter { $0.status == .fail || $0.status == .error }
+        let described = failed.prefix(15).map { outcome in
+            "\(outcome.caseID): \(outcome.status.rawValue) \(outcome.reason ?? "")\n"
+                + outcome.findings.map { "  [\($0.requirements.joined(separator: ", "))] \($0.message)" }.joined(separator: "\n")
+        }.joined(separator: "\n")
+        #expect(failed.count == 0, "\(failed.count) of \(landedKills.count) variants with a landed kill failed:\n\(described)")
+        #expect(landedKills.count > result.outcomes.count / 4, "most kill points should land; only \(landedKills.count) did")
+    }
+}
