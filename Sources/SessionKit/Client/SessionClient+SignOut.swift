@@ -20,19 +20,24 @@ extension SessionClient {
     /// was, one killed after it finishes the end at the next launch (`runRestore`), never restores the ended
     /// session.
     func finish(_ ended: EndedSession, cancellingInFlight: Bool = true) async {
+        // DEFECT end-told-before-durable: the end is told at once, and only then written, with no marker; a kill
+        // before the write lands (or a failed write) brings the ended session back at the next launch.
+        let toldFirst = defects.contains(.endToldBeforeDurable)
+        if toldFirst { for transition in ended.transitions { emit(transition) } }
         let slot = reserveEmission()
         let cancelled = ended.waiters.count + (cancellingInFlight ? cancelStaleInFlight(current: ended.snapshot.generation) : 0)
         wakeAll()
         var durable = true
         if let sessionID = ended.sessionID, let account = ended.account {
-            let marked = await SessionEndMarker(sessionID: sessionID, account: account, revoke: ended.revoke != nil).write(environment.preferences)
+            let marked = toldFirst ? false
+                : await SessionEndMarker(sessionID: sessionID, account: account, revoke: ended.revoke != nil).write(environment.preferences)
             let result = await vault.commit(.endSession(sessionID: sessionID, account: account, revoke: ended.revoke), ifGeneration: nil)
             if case .failed(let failure) = result {
                 logger.log(.warning, "storage.clear-failed", ["failureClass": failure.rawValue, "marked": String(marked)])
                 durable = false
             }
         }
-        fillEmission(slot, with: ended.transitions)
+        fillEmission(slot, with: toldFirst ? [] : ended.transitions)
         for waiter in ended.waiters { waiter.resume(.failure(ended.error)) }
         if cancelled > 0 {
             logger.log(.info, "requests.cancelled", ["count": String(cancelled), "code": ended.error.code.rawValue])
@@ -44,7 +49,7 @@ extension SessionClient {
             await cache.clear(account: account)
         }
         // The marker goes once the record and the cache are gone; a failed clear leaves it for the next launch.
-        if ended.sessionID != nil, ended.account != nil, durable {
+        if ended.sessionID != nil, ended.account != nil, durable, !toldFirst {
             await SessionEndMarker.clear(environment.preferences)
         }
         if let prompt = ended.prompt {
