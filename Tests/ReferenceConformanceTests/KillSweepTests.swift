@@ -1,4 +1,6 @@
+import ConformanceProtocol
 import ConformanceRunner
+import Mutants
 import ReferenceAdapter
 @testable import SpecModel
 import Testing
@@ -41,31 +43,44 @@ struct KillSweepTests {
         return variants
     }
 
-    @Test("no oracle finds fault with the reference when it is killed at any storage change of any case")
-    func referenceSurvivesEveryKillPoint() throws {
+    /// Every case swept, played against `make`; the outcomes of the variants whose kill landed.
+    static func sweep(cases filter: (AcceptanceCase) -> Bool = { _ in true },
+                      _ make: @escaping @Sendable () -> any InProcessClient) throws -> (landed: [CaseOutcome], all: Int) {
         var bundle = try ReferenceConformanceTests.bundle()
         bundle.caseFiles = bundle.caseFiles.map { file in
-            CaseFile(file: file.file, cases: file.cases.flatMap(Self.variants))
+            CaseFile(file: file.file, cases: file.cases.filter(filter).flatMap(Self.variants))
         }
-        #expect(bundle.cases.count > 100, "the sweep plays every case with kills; it found only \(bundle.cases.count) variants")
-        let runner = SuiteRunner(bundle: bundle, launcher: InProcessLauncher(description: "in-process") {
-            ReferenceClientAdapter()
-        })
-        let result = runner.run(RunOptions(seed: 1, jobs: 2))
+        let result = SuiteRunner(bundle: bundle, launcher: InProcessLauncher(description: "in-process", make: make))
+            .run(RunOptions(seed: 1, jobs: 2))
         // A variant whose kill point found no storage change to land on is the unchanged case plus a second
         // launch of a running client; only the variants where the kill landed are judged.
-        let landedKills = result.outcomes.filter { outcome in
+        let landed = result.outcomes.filter { outcome in
             outcome.trace.events.contains {
                 if case .processKilled(_, let reason) = $0.kind { return reason.hasPrefix("killed before the storage write") || reason.hasPrefix("killed after the storage write") }
                 return false
             }
         }
+        return (landed, result.outcomes.count)
+    }
+
+    @Test("the sweep fails a client that tells a sign-out before it is durable: the restart brings the session back")
+    func sweepCatchesEndToldBeforeDurable() throws {
+        let variant = try #require(MutantRegistry.named("end-told-before-durable"))
+        let (landed, _) = try Self.sweep(cases: { $0.steps.contains { $0.kind == "signOut" || $0.kind == "switchAccount" } }, variant.make)
+        let resurrected = landed.filter { $0.findings.contains { $0.check == "oracle:ended-session-never-resurrected" } }
+        #expect(!resurrected.isEmpty, "no swept variant brought an ended session back")
+    }
+
+    @Test("no oracle finds fault with the reference when it is killed at any storage change of any case")
+    func referenceSurvivesEveryKillPoint() throws {
+        let (landedKills, all) = try Self.sweep { ReferenceClientAdapter() }
+        #expect(all > 100, "the sweep plays every case with kills; it found only \(all) variants")
         let failed = landedKills.filter { $0.status == .fail || $0.status == .error }
         let described = failed.prefix(15).map { outcome in
             "\(outcome.caseID): \(outcome.status.rawValue) \(outcome.reason ?? "")\n"
                 + outcome.findings.map { "  [\($0.requirements.joined(separator: ", "))] \($0.message)" }.joined(separator: "\n")
         }.joined(separator: "\n")
         #expect(failed.count == 0, "\(failed.count) of \(landedKills.count) variants with a landed kill failed:\n\(described)")
-        #expect(landedKills.count > result.outcomes.count / 4, "most kill points should land; only \(landedKills.count) did")
+        #expect(landedKills.count > all / 4, "most kill points should land; only \(landedKills.count) did")
     }
 }
