@@ -43,6 +43,36 @@ struct KillSweepTests {
         return variants
     }
 
+    /// The variants of one case with a secure-storage write failure armed before each step that drives the
+    /// client, without `expect` and `require` steps.
+    static func writeFailureVariants(of original: AcceptanceCase) -> [AcceptanceCase] {
+        let steps = original.steps.filter { $0.action.expectation == nil }
+        return steps.enumerated().filter { drivingSteps.contains($0.element.kind) }.map { position, step in
+            var swept = steps
+            swept.insert(CaseStep(kind: "storageFault", action: .storageFault(kind: .writeFailure, times: 1),
+                                  arguments: step.arguments, location: step.location), at: position)
+            return AcceptanceCase(
+                id: "\(original.id)~write-failure-before-step-\(position + 1)", location: original.location,
+                file: original.file, title: original.title, requirements: original.requirements,
+                transitions: original.transitions, capabilities: original.capabilities, steps: swept)
+        }
+    }
+
+    @Test("no oracle finds fault with the reference when a secure-storage write fails before any step of any case")
+    func referenceSurvivesEveryWriteFailure() throws {
+        var bundle = try ReferenceConformanceTests.bundle()
+        bundle.caseFiles = bundle.caseFiles.map { CaseFile(file: $0.file, cases: $0.cases.flatMap(Self.writeFailureVariants)) }
+        let result = SuiteRunner(bundle: bundle, launcher: InProcessLauncher(description: "in-process") { ReferenceClientAdapter() })
+            .run(RunOptions(seed: 1, jobs: 2))
+        #expect(result.outcomes.count > 100)
+        let failed = result.outcomes.filter { $0.status == .fail || $0.status == .error }
+        let described = failed.prefix(15).map { outcome in
+            "\(outcome.caseID): \(outcome.status.rawValue) \(outcome.reason ?? "")\n"
+                + outcome.findings.map { "  [\($0.requirements.joined(separator: ", "))] \($0.message)" }.joined(separator: "\n")
+        }.joined(separator: "\n")
+        #expect(failed.count == 0, "\(failed.count) of \(result.outcomes.count) variants failed:\n\(described)")
+    }
+
     /// Every case swept, played against `make`; the outcomes of the variants whose kill landed.
     static func sweep(cases filter: (AcceptanceCase) -> Bool = { _ in true },
                       _ make: @escaping @Sendable () -> any InProcessClient) throws -> (landed: [CaseOutcome], all: Int) {

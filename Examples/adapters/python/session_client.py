@@ -1035,7 +1035,12 @@ class SessionClient:
         if session_id is not None and account is not None:
             marker = json.dumps({"sessionID": session_id, "account": account, "revoke": revoke is not None}, sort_keys=True)
             await self.effects.preference_set(END_MARKER_KEY, marker)
-            result = await self.vault.commit(lambda record: self._end_session(record, session_id, account, revoke))
+            def end(record):
+                self._end_session(record, session_id, account, revoke)
+
+            result = await self.vault.commit(end)
+            if result == "storageUnavailable":  # not the lock state: maybe transient, try once more now
+                result = await self.vault.commit(end)
             if result != "committed":
                 durable = False
                 self.log("warning", f"storage.clear-failed failureClass={result}")

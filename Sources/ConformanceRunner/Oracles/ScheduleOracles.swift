@@ -129,8 +129,11 @@ struct EndedAccountLeavesNoPreferences: Oracle {
 
     func check(_ context: OracleContext) -> [Finding] {
         let index = context.index
+        // Storage whose last change the world refused (locked, `storageFault`) kept the client from finishing;
+        // the note it keeps for the next launch is the durability oracle's to judge.
         guard let lastInstance = index.launches.last?.value,
-              !index.kills.contains(where: { $0.instance == lastInstance }) else { return [] }
+              !index.kills.contains(where: { $0.instance == lastInstance }),
+              !EndedSessionCredentialsCleared.lastSecureChangeRefused(context, instance: lastInstance) else { return [] }
         let transitions = index.transitions.filter { $0.instance == lastInstance }
         let current = transitions.last.flatMap { ["authenticated", "refreshing"].contains($0.message.to) ? accountOf(before: .max, transitions) : nil }
         var findings: [Finding] = []

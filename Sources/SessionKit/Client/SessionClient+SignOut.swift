@@ -31,7 +31,11 @@ extension SessionClient {
         if let sessionID = ended.sessionID, let account = ended.account {
             let marked = toldFirst ? false
                 : await SessionEndMarker(sessionID: sessionID, account: account, revoke: ended.revoke != nil).write(environment.preferences)
-            let result = await vault.commit(.endSession(sessionID: sessionID, account: account, revoke: ended.revoke), ifGeneration: nil)
+            let end = VaultMutation.endSession(sessionID: sessionID, account: account, revoke: ended.revoke)
+            var result = await vault.commit(end, ifGeneration: nil)
+            // A write that failed for another reason than the lock state may be transient: try once more now.
+            // Failing again, the marker stays and the next launch finishes the end.
+            if case .failed(.storageUnavailable) = result { result = await vault.commit(end, ifGeneration: nil) }
             if case .failed(let failure) = result {
                 logger.log(.warning, "storage.clear-failed", ["failureClass": failure.rawValue, "marked": String(marked)])
                 durable = false
