@@ -87,7 +87,7 @@ let package = Package(
         .testTarget(name: "SpecFuzzTests", dependencies: ["SpecModel", "SpecYAML", "ConformanceRunner", "ReferenceAdapter"]),
         .testTarget(
             name: "ReferenceConformanceTests",
-            dependencies: ["ConformanceRunner", "ReferenceAdapter", "ConformanceProtocol", "SpecModel"]
+            dependencies: ["ConformanceRunner", "ReferenceAdapter", "ConformanceProtocol", "SpecModel", "Mutants"]
         ),
         // The kill matrix: every known-bad variant fails exactly its documented requirements; the reference none.
         .testTarget(name: "MutantKillMatrixTests", dependencies: ["Mutants", "ConformanceRunner", "ConformanceProtocol", "SpecModel"]),

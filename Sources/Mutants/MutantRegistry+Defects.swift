@@ -91,5 +91,9 @@ extension MutantRegistry {
                    "any cached resource is shown while restoring, not only what the declared offline policy allows",
                    violates: "000: On startup, restore and validate the session before showing private cached data",
                    expected: ["RESTORE-NO-PRIVATE-BEFORE-VALIDATION"]),
+        sessionKit(.endToldBeforeDurable,
+                   "a session end is told (signedOut) before it reaches storage, with no durable note: a kill in between or a failed clear brings the ended session back after a restart",
+                   violates: "000: On an explicit sign-out, block new authenticated requests and clear sensitive local state immediately",
+                   expected: ["SIGNOUT-BLOCK-AND-CLEAR"]),
     ]
 }

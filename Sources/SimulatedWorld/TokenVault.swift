@@ -40,9 +40,12 @@ public struct TokenVault: Sendable {
             value: "\(kind == .access ? "sat" : "srt")_\(body)", kind: kind, number: counters[kind]!, account: account,
             family: family, issuedAt: time, expiresAt: lifetime.map { time + $0 })
         byValue[token.value] = tokens.count
-        let bytes = Array(body.utf8)
-        for start in 0...(bytes.count - Self.fragmentLength) {
-            grams[Self.pack(bytes[start..<start + Self.fragmentLength]), default: []].insert(tokens.count)
+        for form in [body] + Self.encodedForms(of: token.value) {
+            let bytes = Array(form.utf8)
+            guard bytes.count >= Self.fragmentLength else { continue }
+            for start in 0...(bytes.count - Self.fragmentLength) {
+                grams[Self.pack(bytes[start..<start + Self.fragmentLength]), default: []].insert(tokens.count)
+            }
         }
         tokens.append(token)
         return token
@@ -59,7 +62,8 @@ public struct TokenVault: Sendable {
         byValue[value].map { tokens[$0] }
     }
 
-    /// The tokens whose value, or a fragment of at least `fragmentLength` characters of it, occurs in `text`.
+    /// The tokens whose value, or a fragment of at least `fragmentLength` characters of it or of one of its
+    /// `encodedForms`, occurs in `text`.
     public func leaked(in text: String) -> [IssuedToken] {
         guard !grams.isEmpty else { return [] }
         var found: Set<Int> = []
@@ -71,6 +75,27 @@ public struct TokenVault: Sendable {
             if filled >= Self.fragmentLength, let owners = grams[window] { found.formUnion(owners) }
         }
         return found.sorted().map { tokens[$0] }
+    }
+
+    /// A secret as a client might encode it before it leaks: base64 and base64url (at each of the three
+    /// alignments it can have inside a longer encoded text, without the characters that depend on what
+    /// surrounds it), and hex in both cases. Percent-encoding leaves a token's characters as they are.
+    public static func encodedForms(of secret: String) -> [String] {
+        var forms: [String] = []
+        for shift in 0..<3 {
+            let data = Data(repeating: 0x20, count: shift) + Data(secret.utf8)
+            let base64 = data.base64EncodedString()
+            let inner = String(base64.dropFirst(shift == 0 ? 0 : 4).dropLast(4))
+            forms.append(inner)
+            forms.append(inner.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_"))
+        }
+        let hex = secret.utf8.map { byte in
+            let digits = Array("0123456789abcdef")
+            return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0f)]])
+        }.joined()
+        forms.append(hex)
+        forms.append(hex.uppercased())
+        return forms
     }
 
     /// Eight bytes as one integer, the first byte highest, as `leaked(in:)` rolls its window.
@@ -87,6 +112,9 @@ public struct TokenVault: Sendable {
             }
         }
         for token in leaked(in: result) {
+            for form in Self.encodedForms(of: token.value) where result.contains(form) {
+                result = result.replacingOccurrences(of: form, with: "<\(token.handle) encoded>")
+            }
             result = Self.redactFragments(of: token, in: result)
         }
         return result

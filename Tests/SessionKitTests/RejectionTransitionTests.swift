@@ -41,7 +41,8 @@ struct RejectionTransitionTests {
         let credentialsCleared = world.sequence { if case .secureStorage(let op) = $0.event { op.kind == .delete } else { false } }
         let cacheCleared = world.sequence { if case .preferences(let op) = $0.event { op.kind == .remove } else { false } }
         let prompt = world.sequence(after: mark) { if case .ui(.signInPromptShown) = $0.event { true } else { false } }
-        #expect(transition < credentialsCleared && credentialsCleared < prompt && cacheCleared < prompt)
+        // The end is durable before it is told: credentials cleared, then the transition, then the prompt.
+        #expect(credentialsCleared < transition && transition < prompt && cacheCleared < prompt)
 
         let requestsBefore = world.trace.requests().count
         #expect(await errorCode(of: startFetch(process.client, "inbox")) == .notAuthenticated)

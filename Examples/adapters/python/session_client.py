@@ -38,6 +38,7 @@ CAPABILITIES = ["background-refresh", "offline-browsing"]
 OFFLINE_RESOURCES = ["news"]
 
 RECORD_KEY = "session.record"
+END_MARKER_KEY = "session/ending"  # preferences: a session end not yet durable (names no token)
 ACCESSIBILITY = "afterFirstUnlock"  # background refresh must read and write tokens on a locked device
 REFRESH_LEEWAY = 30.0
 BACKGROUND_WINDOW = 300.0
@@ -500,6 +501,7 @@ class SessionClient:
         self.signing_in_generation = None
         self.in_flight = {}         # request id -> (generation, future): cancelled when their session ends
         self.next_request = 1
+        self.held_emissions = None  # while a session end becomes durable: transitions told after it
 
     # ------------------------------------------------------------------ commands
 
@@ -535,8 +537,21 @@ class SessionClient:
         if increments:
             self.generation += 1
         self.phase = target
-        self.effects.transition(transition, source, target, account, self.generation, reason)
-        self.log("info", f"transition {transition} {source}->{target} generation={self.generation} reason={reason}")
+        emission = (transition, source, target, account, self.generation, reason)
+        if self.held_emissions is not None:
+            self.held_emissions.append(emission)
+        else:
+            self._tell(emission)
+
+    def _tell(self, emission):
+        transition, source, target, account, generation, reason = emission
+        self.effects.transition(transition, source, target, account, generation, reason)
+        self.log("info", f"transition {transition} {source}->{target} generation={generation} reason={reason}")
+
+    def _hold_emissions(self):
+        """A session end is told only once it is durable (`_finish`); what fires meanwhile waits behind it."""
+        if self.held_emissions is None:
+            self.held_emissions = []
 
     def _is_current(self, ticket):
         return (ticket.generation == self.generation and self.phase in ("authenticated", "refreshing")
@@ -584,6 +599,7 @@ class SessionClient:
                 await self._pause_restore(error.failure, failures)
         if record is None:
             return
+        record = await self._finish_interrupted_end(record)
         self.revocations.kick()
         stored = record["active"]
         if stored is None:
@@ -649,11 +665,34 @@ class SessionClient:
         for waiter in settle:
             self._resolve(waiter, None)
 
+    async def _finish_interrupted_end(self, record):
+        """An end a killed process (or a failed clear) left unfinished is finished before the stored session
+        is trusted: its credentials dropped, its refresh token queued for revocation."""
+        text = await self.effects.preference_get(END_MARKER_KEY)
+        try:
+            marker = json.loads(text) if text else None
+        except ValueError:
+            marker = None
+        if not isinstance(marker, dict):
+            return record
+        self.log("notice", f"restore.finishing-interrupted-end account={marker.get('account')}")
+        active = record["active"]
+        if active is not None and active["sessionID"] == marker.get("sessionID"):
+            revoke = active["refreshToken"] if marker.get("revoke") else None
+            result = await self.vault.commit(lambda r: self._end_session(r, active["sessionID"], active["account"], revoke))
+            record = copy.deepcopy(record)
+            record["active"] = None
+            if result != "committed":
+                return record  # still not durable: the note stays
+        await self.effects.preference_delete(END_MARKER_KEY)
+        return record
+
     async def _end_restore(self, reason, failure, revoke, generation):
         if not self._restoring(generation):
             return
         stored = self.stored
         # A sign-out the user asked for while restoring is that sign-out, not a failed restore.
+        self._hold_emissions()
         self._fire("restore-sign-out" if reason == "signOutRequested" else "restore-failed",
                    stored and stored["account"], reason)
         waiters, self.restore_waiters = self.restore_waiters, []
@@ -881,6 +920,7 @@ class SessionClient:
     async def _refresh_rejected(self, operation, failure):
         """Explicit rejection: one transition ends the session; everything pending is cancelled with it."""
         active = self.active
+        self._hold_emissions()
         self._fire("refresh-rejected", active["account"], failure)
         self.active = self.operation = None
         await self._finish(account=active["account"], session_id=active["session_id"], revoke=None,
@@ -915,6 +955,7 @@ class SessionClient:
         self._validate_input(email, password)
         if self.phase in ("authenticated", "refreshing"):
             active, operation = self.active, self.operation
+            self._hold_emissions()
             if self.phase == "authenticated":
                 self._fire("account-switch", active["account"], "switchingAccount")
             else:
@@ -995,6 +1036,7 @@ class SessionClient:
         account's cache, and revokes the refresh token remotely (queued in secure storage when offline)."""
         if self.phase in ("authenticated", "refreshing"):
             active, operation = self.active, self.operation
+            self._hold_emissions()
             self._fire("sign-out" if self.phase == "authenticated" else "sign-out-during-refresh",
                        active["account"], "userSignedOut")
             self.active = self.operation = None
@@ -1007,6 +1049,7 @@ class SessionClient:
             await self._end_restore("signOutRequested", None, revoke=True, generation=self.generation)
         elif self.phase == "signingIn":
             # The sign-in in flight belongs to the generation this ends: its late result is discarded.
+            self._hold_emissions()
             self._fire("sign-in-cancelled", None, "userSignedOut")
             await self._finish(account=None, session_id=None, revoke=None, waiters=[],
                                error=SessionError("sessionEnded", "signed out"), prompt=True)
@@ -1031,12 +1074,28 @@ class SessionClient:
         if cancelled:
             self.log("info", f"requests.cancelled count={cancelled} code={error.code}")
         self._wake_all()
+        # Durable before told: a note in preferences, then the record. A process killed before the note lands
+        # restarts in the session as it was; one killed after it finishes the end at the next launch.
+        durable = True
         if session_id is not None and account is not None:
-            result = await self.vault.commit(lambda record: self._end_session(record, session_id, account, revoke))
+            marker = json.dumps({"sessionID": session_id, "account": account, "revoke": revoke is not None}, sort_keys=True)
+            await self.effects.preference_set(END_MARKER_KEY, marker)
+            def end(record):
+                self._end_session(record, session_id, account, revoke)
+
+            result = await self.vault.commit(end)
+            if result == "storageUnavailable":  # not the lock state: maybe transient, try once more now
+                result = await self.vault.commit(end)
             if result != "committed":
+                durable = False
                 self.log("warning", f"storage.clear-failed failureClass={result}")
+        held, self.held_emissions = self.held_emissions or [], None
+        for emission in held:
+            self._tell(emission)
         if account is not None:
             await self.cache.clear(account)
+        if session_id is not None and account is not None and durable:
+            await self.effects.preference_delete(END_MARKER_KEY)
         if prompt:
             self.effects.show_sign_in_prompt()
         if revoke is not None:

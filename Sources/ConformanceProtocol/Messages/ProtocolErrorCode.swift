@@ -10,6 +10,8 @@ public enum ProtocolErrorCode: String, Sendable, Hashable, CaseIterable {
     case connectionLost
     /// The device is locked and the item's accessibility class does not allow access now.
     case locked
+    /// A secure-storage change failed for another reason than the lock state; nothing was written or deleted.
+    case writeFailed
     /// The runner speaks another protocol version than the adapter's `hello`.
     case protocolVersion = "protocol-version"
     /// Sign-in input refused before any request (the one result code the cases count).
@@ -30,7 +32,7 @@ public enum ProtocolErrorCode: String, Sendable, Hashable, CaseIterable {
     public var carrier: Carrier {
         switch self {
         case .timeout, .offline, .connectionLost: .httpFailure
-        case .locked: .storageError
+        case .locked, .writeFailed: .storageError
         case .protocolVersion: .handshakeError
         case .invalidInput: .commandResult
         }
@@ -40,7 +42,7 @@ public enum ProtocolErrorCode: String, Sendable, Hashable, CaseIterable {
     public var definite: Bool {
         switch self {
         case .timeout, .connectionLost: false
-        case .offline, .locked, .protocolVersion, .invalidInput: true
+        case .offline, .locked, .writeFailed, .protocolVersion, .invalidInput: true
         }
     }
 

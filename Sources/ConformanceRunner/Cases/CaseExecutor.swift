@@ -98,6 +98,8 @@ struct CaseExecutor {
             try driver.skewClock(seconds)
         case .fault(let path, let kind, let times):
             driver.addFault(path: path, kind: kind, times: times)
+        case .storageFault(let kind, let times):
+            driver.addStorageFault(kind, times: times)
         case .hold(let path):
             driver.hold(path)
         case .release(let path):

@@ -58,6 +58,7 @@ final class ClientDriver {
 
     func configure(_ settings: ServerSettings) { world.configure(settings) }
     func addFault(path: String, kind: FaultKind, times: Int) { world.addFault(path: path, kind: kind, times: times) }
+    func addStorageFault(_ kind: StorageFaultKind, times: Int) { world.addStorageFault(kind, times: times) }
     func hold(_ path: String) { world.hold(path) }
     func skewClock(_ seconds: Double) throws(AdapterFailure) {
         world.skew = seconds
@@ -299,6 +300,11 @@ final class ClientDriver {
                     _ = $0.storage.secure(operation, key: key, value: value, accessibility: accessibility)
                 }
                 return false
+            }
+            if operation != .get, world.takeStorageWriteFailure() {
+                note("secure-storage \(operation.rawValue) of '\(key)' failed (storageFault writeFailure)")
+                try send(.reply(id: id, .error(ProtocolErrorCode.writeFailed.info("the secure-storage write failed"))))
+                return true
             }
             try sendStorageReply(id, world.storage.secure(operation, key: key, value: value, accessibility: accessibility))
             return true

@@ -123,11 +123,12 @@ struct EndedSessionCredentialsCleared: Oracle {
               let last = index.transitions.last(where: { $0.instance == lastInstance }), last.message.to == "signedOut",
               let ending = index.transitions.last(where: { sessionEndingTransitions.contains($0.message.transition ?? "") })
         else { return [] }
-        // Storage the device kept locked could not be cleared; signing out because of it is another oracle's.
+        // Storage the device kept locked could not be cleared; signing out because of it is another oracle's. Nor
+        // could storage whose last change the world refused (`storageFault: writeFailure`).
         let locked = index.storageReads.contains {
             guard $0.instance == lastInstance, case .error(let info)? = $0.value.reply else { return false }
             return info.code == "locked"
-        }
+        } || Self.lastSecureChangeRefused(context, instance: lastInstance)
         // Tokens delivered after the session ended are a late result: the stale-refresh oracle's to judge.
         let liveAtEnd = Set(index.exchanges.filter { ($0.replyEvent ?? .max) < ending.event }.compactMap(\.issuedAccessToken))
         let kept = context.world.vault.contained(in: context.world.storage.secureText)
@@ -139,6 +140,23 @@ struct EndedSessionCredentialsCleared: Oracle {
             [requirement], id,
             "the session ended at '\(ending.message.transition!)', yet secure storage still holds \(kept.map(\.handle).joined(separator: ", "))",
             [ending.event])]
+    }
+
+    /// Whether the instance's last secure-storage change was answered with an error.
+    static func lastSecureChangeRefused(_ context: OracleContext, instance: Int) -> Bool {
+        var changes: Set<String> = []
+        var refused: Bool?
+        for event in context.trace.events where event.instance == instance {
+            switch event.kind {
+            case .received(.storage(let id, let operation, _, _, _)) where operation != .get:
+                changes.insert(id)
+            case .sent(.reply(let id, let body)) where changes.contains(id):
+                if case .error = body { refused = true } else { refused = false }
+            default:
+                break
+            }
+        }
+        return refused ?? false
     }
 }
 

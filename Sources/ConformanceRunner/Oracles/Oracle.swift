@@ -60,6 +60,10 @@ public enum Oracles {
         RetriesWaitForTheRefresh(),
         EndedSessionCredentialsCleared(),
         SignInInputValidatedFirst(),
+        EndedSessionNeverResurrected(),
+        EveryCommandAnsweredOnce(),
+        EndedAccountLeavesNoPreferences(),
+        RetryableRefreshBacksOff(),
     ]
 
     /// Every invariant some oracle checks, for `lint`.

@@ -1,6 +1,9 @@
 import ConformanceProtocol
+import Foundation
+import SimulatedWorld
 
-/// No token value, or any fragment of one, in logs, UI events, transitions, results, preferences or stderr.
+/// No token value, or any fragment of one, raw or encoded (base64, base64url, hex), in logs, UI events,
+/// transitions, results, preferences, URLs or stderr; and no sign-in password, raw or encoded, in any of them.
 struct NoTokenInClientOutput: Oracle {
     let id = "no-token-in-client-output"
     let invariants: [String] = []
@@ -32,7 +35,54 @@ struct NoTokenInClientOutput: Oracle {
                 "the adapter's stderr log holds a value or fragment of \(leakedInStderr.map(\.handle).joined(separator: ", "))",
                 [context.trace.events.last?.number ?? 0]))
         }
+        // A URL is a deep link's and a server log's: no token belongs in a path or query.
+        for exchange in context.index.exchanges {
+            let leaked = vault.leaked(in: exchange.request.path)
+            guard !leaked.isEmpty else { continue }
+            findings.append(context.finding(
+                ["STORAGE-NO-PLAINTEXT-TOKENS"], id,
+                "the URL of \(exchange.request.method) \(context.world.vault.redact(exchange.request.path)) carries \(leaked.map(\.handle).joined(separator: ", "))",
+                [exchange.event]))
+        }
+        return findings + passwordLeaks(context)
+    }
+
+    /// The passwords typed into sign-in forms (8 characters or more, as the world's rule wants), raw or
+    /// encoded, in the same places: logs, events, results, preferences, URLs and stderr.
+    private func passwordLeaks(_ context: OracleContext) -> [Finding] {
+        let passwords = Set(context.index.commands.compactMap(\.value.password).filter { $0.count >= 8 })
+        guard !passwords.isEmpty else { return [] }
+        let forms = passwords.flatMap(Self.passwordForms)
+        let holds = { (text: String) in forms.contains { text.contains($0) } }
+        var findings: [Finding] = []
+        if let text = context.index.emittedTexts.first(where: { holds($0.value) }) {
+            findings.append(context.finding(
+                ["LOG-NO-TOKEN-VALUES"], id, "the client emitted a sign-in password, raw or encoded, in its logs or events", [text.event]))
+        }
+        if let write = context.index.storageWrites.first(where: { !$0.secure && holds($0.key + " " + $0.value) }) {
+            findings.append(context.finding(
+                ["STORAGE-NO-PLAINTEXT-TOKENS"], id, "preferences key '\(write.key)' received a sign-in password, raw or encoded", [write.event]))
+        }
+        if let exchange = context.index.exchanges.first(where: { holds($0.request.path) }) {
+            findings.append(context.finding(
+                ["STORAGE-NO-PLAINTEXT-TOKENS"], id, "a sign-in password travelled in the URL of \(exchange.request.method) request #\(exchange.event)", [exchange.event]))
+        }
+        if holds(context.capturedLog) {
+            findings.append(context.finding(
+                ["LOG-NO-TOKEN-VALUES"], id, "the adapter's stderr log holds a sign-in password, raw or encoded",
+                [context.trace.events.last?.number ?? 0]))
+        }
         return findings
+    }
+
+    /// A password as typed and as a client might encode it: percent- and form-encoded, base64, base64url, hex.
+    static func passwordForms(_ password: String) -> [String] {
+        var forms = [password] + TokenVault.encodedForms(of: password).filter { $0.count >= TokenVault.fragmentLength }
+        if let percent = password.addingPercentEncoding(withAllowedCharacters: .alphanumerics) {
+            forms.append(percent)
+            forms.append(percent.replacingOccurrences(of: "%20", with: "+"))
+        }
+        return forms
     }
 }
 

@@ -51,6 +51,7 @@ struct TraceIndex {
 
     private(set) var exchanges: [Exchange] = []
     private(set) var transitions: [Transition] = []
+    /// Storage changes (`set`) that took effect: not discarded by a kill, not refused with an error.
     private(set) var storageWrites: [StorageWrite] = []
     private(set) var storageReads: [Located<(key: String, reply: ReplyBody?)>] = []
     private(set) var ui: [Located<UIEvent>] = []
@@ -81,6 +82,10 @@ struct TraceIndex {
                 commands.append(Located(event: event.number, instance: event.instance, step: event.step, value: command))
             case .sent(.reply(let id, let body)):
                 let key = "\(event.instance)/\(id)"
+                // A storage change refused (locked, or a write failure) never took effect.
+                if case .error = body {
+                    storageWrites.removeAll { $0.instance == event.instance && $0.effectID == id }
+                }
                 if let index = exchangeIndex[key] {
                     exchanges[index].replyEvent = event.number
                     exchanges[index].reply = body

@@ -50,6 +50,22 @@ public struct World: Sendable {
         if let lifetime = settings.accessTokenLifetime { auth.accessTokenLifetime = lifetime }
     }
 
+    /// Secure-storage changes still to fail (`storageFault: { kind: writeFailure }`).
+    private(set) var storageWriteFailures = 0
+
+    mutating func addStorageFault(_ kind: StorageFaultKind, times: Int) {
+        switch kind {
+        case .writeFailure: storageWriteFailures += times
+        }
+    }
+
+    /// Whether the next secure-storage change fails, using up one planned failure if so.
+    mutating func takeStorageWriteFailure() -> Bool {
+        guard storageWriteFailures > 0 else { return false }
+        storageWriteFailures -= 1
+        return true
+    }
+
     mutating func addFault(path: String, kind: FaultKind, times: Int) {
         faults.append((path, kind, times))
     }

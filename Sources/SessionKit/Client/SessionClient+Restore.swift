@@ -2,7 +2,8 @@
 /// session (or the refresh token was exchanged). A token in storage alone never means `authenticated`.
 extension SessionClient {
     func runRestore(generation: SessionGeneration) async {
-        guard let record = await readRecord(generation) else { return }
+        guard let read = await readRecord(generation) else { return }
+        let record = await finishInterruptedEnd(read)
         await revocations.kick()
         guard let stored = record.active else {
             if let ended = machine.restoreFailed(reason: .noStoredSession, failure: nil, revoke: false, generation: generation) {

@@ -15,31 +15,73 @@ extension SessionClient {
     }
 
     /// Performs a session end decided by the state machine (which already moved the generation on, so
-    /// nothing in flight can write back).
+    /// nothing in flight can write back). The end is made durable before it is told: a marker in preferences,
+    /// then the secure-storage record; a process killed before the marker lands restarts in the session as it
+    /// was, one killed after it finishes the end at the next launch (`runRestore`), never restores the ended
+    /// session.
     func finish(_ ended: EndedSession, cancellingInFlight: Bool = true) async {
-        for transition in ended.transitions { emit(transition) }
-        for waiter in ended.waiters { waiter.resume(.failure(ended.error)) }
+        // DEFECT end-told-before-durable: the end is told at once, and only then written, with no marker; a kill
+        // before the write lands (or a failed write) brings the ended session back at the next launch.
+        let toldFirst = defects.contains(.endToldBeforeDurable)
+        if toldFirst { for transition in ended.transitions { emit(transition) } }
+        let slot = reserveEmission()
         let cancelled = ended.waiters.count + (cancellingInFlight ? cancelStaleInFlight(current: ended.snapshot.generation) : 0)
+        wakeAll()
+        var durable = true
+        if let sessionID = ended.sessionID, let account = ended.account {
+            let marked = toldFirst ? false
+                : await SessionEndMarker(sessionID: sessionID, account: account, revoke: ended.revoke != nil).write(environment.preferences)
+            let end = VaultMutation.endSession(sessionID: sessionID, account: account, revoke: ended.revoke)
+            var result = await vault.commit(end, ifGeneration: nil)
+            // A write that failed for another reason than the lock state may be transient: try once more now.
+            // Failing again, the marker stays and the next launch finishes the end.
+            if case .failed(.storageUnavailable) = result { result = await vault.commit(end, ifGeneration: nil) }
+            if case .failed(let failure) = result {
+                logger.log(.warning, "storage.clear-failed", ["failureClass": failure.rawValue, "marked": String(marked)])
+                durable = false
+            }
+        }
+        fillEmission(slot, with: toldFirst ? [] : ended.transitions)
+        for waiter in ended.waiters { waiter.resume(.failure(ended.error)) }
         if cancelled > 0 {
             logger.log(.info, "requests.cancelled", ["count": String(cancelled), "code": ended.error.code.rawValue])
         }
-        wakeAll()
         if let account = ended.account {
             environment.ui.present(.contentCleared(account: account))
         }
-        if let sessionID = ended.sessionID, let account = ended.account {
-            let result = await vault.commit(.endSession(sessionID: sessionID, account: account, revoke: ended.revoke), ifGeneration: nil)
-            if case .failed(let failure) = result {
-                logger.log(.warning, "storage.clear-failed", ["failureClass": failure.rawValue])
-            }
-        }
         if let account = ended.account {
             await cache.clear(account: account)
+        }
+        // The marker goes once the record and the cache are gone; a failed clear leaves it for the next launch.
+        if ended.sessionID != nil, ended.account != nil, durable, !toldFirst {
+            await SessionEndMarker.clear(environment.preferences)
         }
         if let prompt = ended.prompt {
             environment.ui.present(.signInPromptShown(reason: prompt))
         }
         for waiter in ended.settleWaiters { waiter.resume(ended.snapshot) }
         if ended.revoke != nil { await revocations.kick() }
+    }
+
+    /// At launch, before the stored session is trusted: an end that a killed process (or a failed write) left
+    /// unfinished is finished now (its credentials dropped, its refresh token queued for revocation). Returns
+    /// the record without the ended session.
+    func finishInterruptedEnd(_ record: SessionRecord) async -> SessionRecord {
+        guard let marker = await SessionEndMarker.read(environment.preferences) else { return record }
+        logger.log(.notice, "restore.finishing-interrupted-end", ["account": marker.account.rawValue])
+        var record = record
+        if let stored = record.active, stored.sessionID == marker.sessionID {
+            let mutation = VaultMutation.endSession(sessionID: stored.sessionID, account: stored.account, revoke: marker.revoke ? stored.refreshToken : nil)
+            mutation.apply(to: &record)
+            if case .failed(let failure) = await vault.commit(mutation, ifGeneration: nil) {
+                // Still not durable: the marker stays, and this launch does not restore the session either.
+                logger.log(.warning, "storage.clear-failed", ["failureClass": failure.rawValue])
+                return record
+            }
+        }
+        // The account's cache is not touched here: it is partitioned by account (000), so what an interrupted
+        // clear left is never shown to another account, and cleared when that account's next session ends.
+        await SessionEndMarker.clear(environment.preferences)
+        return record
     }
 }

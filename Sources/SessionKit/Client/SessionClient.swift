@@ -22,6 +22,8 @@ public actor SessionClient {
     /// Requests with an HTTP exchange in flight (`+InFlight`).
     var inFlight: [UInt64: InFlightRequest] = [:]
     private var sleepers: [Pause: Task<Void, any Error>] = [:]
+    /// Transitions waiting to be told, in the order the machine took them (`+Emission`).
+    var pendingEmissions: [PendingEmission] = []
 
     /// A backoff wait that a signal (unlock, network back, foreground) may cut short.
     enum Pause: Hashable {
@@ -115,6 +117,10 @@ public actor SessionClient {
     // MARK: - Plumbing shared by the procedures
 
     func emit(_ transition: SessionTransition) {
+        guard pendingEmissions.isEmpty else {
+            pendingEmissions.append(.ready([transition]))
+            return
+        }
         logger.transition(transition)
         environment.events.record(transition)
     }

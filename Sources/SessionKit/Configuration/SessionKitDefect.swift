@@ -43,6 +43,9 @@ package enum SessionKitDefect: String, Sendable, Hashable, CaseIterable {
     /// A 401 for an older access token than the current one starts a refresh instead of retrying with
     /// the current token.
     case noLatestTokenCheck = "no-latest-token-check"
+    /// A session end is told (signedOut) before it reaches storage, with no durable note of it: a process killed
+    /// in between, or a clear that fails, comes back signed in to the ended session after a restart.
+    case endToldBeforeDurable = "end-told-before-durable"
     /// Any cached resource is shown while restoring, not only what the declared offline policy allows.
     case cacheShownWhileRestoring = "cache-shown-while-restoring"
 }

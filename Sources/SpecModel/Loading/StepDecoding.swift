@@ -56,6 +56,13 @@ extension SpecDecoder {
             finish(map)
             guard let path, let faultKind else { return nil }
             return .fault(path: path, kind: faultKind.value, times: times ?? 1)
+        case "storageFault":
+            guard var map = mapping(node, what, allowed: ["kind", "times"]) else { return nil }
+            let faultKind = map.required("kind").flatMap { choice($0, "storage fault kind", as: StorageFaultKind.self) }
+            let times = map.optional("times").flatMap { positive($0, "times") }
+            finish(map)
+            guard let faultKind else { return nil }
+            return .storageFault(kind: faultKind.value, times: times ?? 1)
         case "hold", "release":
             guard var map = mapping(node, what, allowed: ["path"]) else { return nil }
             let path = map.required("path").flatMap { endpointPath($0) }

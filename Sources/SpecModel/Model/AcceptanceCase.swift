@@ -56,7 +56,7 @@ public enum StepKind {
     public static let all: [String] = [
         "launch", "kill", "signIn", "signOut", "switchAccount", "request",
     ] + systemEvents + [
-        "advance", "skewClock", "fault", "hold", "release", "configure", "revoke", "reboot", "barrier", "schedule", "expect", "require",
+        "advance", "skewClock", "fault", "storageFault", "hold", "release", "configure", "revoke", "reboot", "barrier", "schedule", "expect", "require",
     ]
     /// The accounts of the simulated world that `signIn: { account: ... }` can name.
     public static let accounts = ["alice", "bob", "carol"]

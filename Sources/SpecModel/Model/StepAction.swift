@@ -35,6 +35,13 @@ public enum FaultKind: String, Sendable, Hashable, CaseIterable {
     case lost
 }
 
+/// A fault of the device's secure storage, for `storageFault`.
+public enum StorageFaultKind: String, Sendable, Hashable, CaseIterable {
+    /// The next secure-storage changes (`set` or `delete`) fail with the `writeFailed` error: nothing is written
+    /// or deleted. Not a locked device: reads still work and the failure says nothing about the lock state.
+    case writeFailure
+}
+
 /// Settings of the simulated auth server.
 public struct ServerSettings: Sendable, Hashable {
     /// Seconds during which the immediately previous refresh token is still accepted once.
@@ -111,6 +118,8 @@ public enum StepAction: Sendable {
     case advance(seconds: Double)
     case skewClock(seconds: Double)
     case fault(path: String, kind: FaultKind, times: Int)
+    /// The device's secure storage fails its next `times` changes.
+    case storageFault(kind: StorageFaultKind, times: Int)
     case hold(path: String)
     case release(path: String)
     case configure(ServerSettings)

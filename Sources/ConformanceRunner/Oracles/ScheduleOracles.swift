@@ -1,0 +1,224 @@
+import ConformanceProtocol
+import SimulatedWorld
+
+// Oracles that hold for a correct client under any ordering of replies, any faults and any kills: they read
+// the whole trace and never a case's step positions, so generated cases (which have no `expect`) are judged
+// by them as hand-written ones are.
+
+/// The session a session end ended: the tokens of the family (one sign-in's tokens) of the last token the
+/// ending process sent or received before the end, as far as they were issued by then. A token of that family
+/// delivered after the end is a late result: the stale-refresh oracle's to judge.
+private func endedTokens(_ end: TraceIndex.Transition, _ context: OracleContext) -> (family: Int, tokens: Set<String>)? {
+    var family: Int?
+    var seen: [String] = []
+    for exchange in context.index.exchanges where exchange.event < end.event {
+        let delivered = (exchange.replyEvent ?? .max) < end.event
+        let received = delivered ? [exchange.issuedAccessToken, exchange.issuedRefreshToken] : []
+        let sent = [exchange.request.bearerToken, exchange.presentedRefreshToken]
+        seen += (sent + received).compactMap { $0 }
+        guard exchange.instance == end.instance else { continue }
+        for token in ([exchange.request.bearerToken, exchange.endpoint == .revoke ? nil : exchange.presentedRefreshToken]
+            + (delivered ? [exchange.issuedAccessToken] : [])).compactMap({ $0 }) {
+            if let found = context.world.vault.token(token)?.family { family = found }
+        }
+    }
+    guard let family else { return nil }
+    return (family, Set(seen.filter { context.world.vault.token($0)?.family == family }))
+}
+
+/// Durability across a kill: a session the client announced as ended (sign-out, switch, rejection) never comes
+/// back in a later process. After a kill the restored session is the one before or after the interrupted
+/// operation; once the end was told, it is the one after.
+struct EndedSessionNeverResurrected: Oracle {
+    let id = "ended-session-never-resurrected"
+    let invariants: [String] = []
+    let requirements = ["SIGNOUT-BLOCK-AND-CLEAR", "EPOCH-DISCARD-STALE-RESPONSES", "REFRESH-REJECTION-CANCELS-PENDING"]
+
+    func check(_ context: OracleContext) -> [Finding] {
+        let index = context.index
+        guard index.launches.count > 1 else { return [] }
+        var findings: [Finding] = []
+        var reported: Set<Int> = []
+        for end in index.transitions where sessionEndingTransitions.contains(end.message.transition ?? "") {
+            guard let (family, tokens) = endedTokens(end, context), !reported.contains(family) else { continue }
+            let revival = index.exchanges.first { exchange in
+                guard exchange.instance > end.instance, exchange.endpoint != .revoke else { return false }
+                return [exchange.request.bearerToken, exchange.presentedRefreshToken].contains { $0.map(tokens.contains) == true }
+            }
+            guard let revival else { continue }
+            reported.insert(family)
+            let token = revival.request.bearerToken ?? revival.presentedRefreshToken ?? ""
+            findings.append(context.finding(
+                [NoRequestWithEndedSessionToken.requirement(endedBy: end.message.transition)], id,
+                "the session that ended at '\(end.message.transition!)' in process \(end.instance) came back in process \(revival.instance): it sent \(context.handles(in: token))",
+                [end.event, revival.event]))
+        }
+        return findings
+    }
+}
+
+/// Liveness: every command gets exactly one result, unless its process died first or the world left something
+/// the client asked for unanswered (a held or never-answered request, a sleep whose time has not come).
+struct EveryCommandAnsweredOnce: Oracle {
+    let id = "every-command-answered-once"
+    let invariants: [String] = []
+    let requirements = ["SESSION-STATE-MACHINE", "REFRESH-SINGLE-FLIGHT", "REFRESH-REJECTION-CANCELS-PENDING", "SIGNOUT-BLOCK-AND-CLEAR"]
+
+    func check(_ context: OracleContext) -> [Finding] {
+        let index = context.index
+        var results: [String: [Int]] = [:]
+        for result in index.results { results["\(result.instance)/\(result.value.id)", default: []].append(result.event) }
+        let waiting = Self.instancesLeftWaiting(context)
+        var findings: [Finding] = []
+        for command in index.commands {
+            let answers = results["\(command.instance)/\(command.value.id)"] ?? []
+            if answers.count > 1 {
+                findings.append(context.finding(
+                    ["SESSION-STATE-MACHINE"], id, "command \(command.value.id) (\(command.value.kind.rawValue)) got \(answers.count) results",
+                    [command.event] + answers))
+                continue
+            }
+            guard answers.isEmpty, !waiting.contains(command.instance),
+                  !index.kills.contains(where: { $0.instance == command.instance }) else { continue }
+            findings.append(context.finding(
+                [requirement(waitingSince: command.event, instance: command.instance, context)], id,
+                "command \(command.value.id) (\(command.value.kind.rawValue)) never got a result, though the world answered everything the client asked",
+                [command.event]))
+        }
+        return findings
+    }
+
+    /// What a command left without an answer was most likely waiting for, when the world had answered all.
+    private func requirement(waitingSince event: Int, instance: Int, _ context: OracleContext) -> String {
+        if let end = context.index.transitions.first(where: {
+            $0.instance == instance && $0.event > event && sessionEndingTransitions.contains($0.message.transition ?? "")
+        }) {
+            return ["refresh-rejected", "restore-failed"].contains(end.message.transition ?? "")
+                ? "REFRESH-REJECTION-CANCELS-PENDING" : "SIGNOUT-BLOCK-AND-CLEAR"
+        }
+        if context.index.exchanges.contains(where: { $0.instance == instance && $0.isRefresh && ($0.replyEvent ?? 0) > event }) {
+            return "REFRESH-SINGLE-FLIGHT"
+        }
+        return "SESSION-STATE-MACHINE"
+    }
+
+    /// Instances in which an HTTP exchange or a sleep was still unanswered when the trace (or the process) ended.
+    static func instancesLeftWaiting(_ context: OracleContext) -> Set<Int> {
+        var asked: [String: Int] = [:]
+        for event in context.trace.events {
+            switch event.kind {
+            case .received(.http(let id, _, _)), .received(.sleep(let id, _)):
+                asked["\(event.instance)/\(id)"] = event.instance
+            case .sent(.reply(let id, _)):
+                asked["\(event.instance)/\(id)"] = nil
+            default:
+                break
+            }
+        }
+        return Set(asked.values)
+    }
+}
+
+/// Nothing of an ended session's account survives the end in preferences (its cache, its identity) once the
+/// process that ended it has settled. A process killed in the middle of the end is judged by the durability
+/// oracle instead: what an interrupted cache clear leaves is partitioned by account (CACHE-PARTITION-BY-ACCOUNT).
+struct EndedAccountLeavesNoPreferences: Oracle {
+    let id = "ended-account-leaves-no-preferences"
+    let invariants: [String] = []
+    let requirements = ["SIGNOUT-BLOCK-AND-CLEAR", "CACHE-CLEAR-ON-SWITCH", "REFRESH-REJECTION-ONE-TRANSITION"]
+
+    func check(_ context: OracleContext) -> [Finding] {
+        let index = context.index
+        // Storage whose last change the world refused (locked, `storageFault`) kept the client from finishing;
+        // the note it keeps for the next launch is the durability oracle's to judge.
+        guard let lastInstance = index.launches.last?.value,
+              !index.kills.contains(where: { $0.instance == lastInstance }),
+              !EndedSessionCredentialsCleared.lastSecureChangeRefused(context, instance: lastInstance) else { return [] }
+        let transitions = index.transitions.filter { $0.instance == lastInstance }
+        let current = transitions.last.flatMap { ["authenticated", "refreshing"].contains($0.message.to) ? accountOf(before: .max, transitions) : nil }
+        var findings: [Finding] = []
+        var judged: Set<String> = []
+        for end in transitions where sessionEndingTransitions.contains(end.message.transition ?? "") {
+            guard let account = accountOf(before: end.event, transitions), account != current,
+                  !judged.contains(account), let world = WorldAccount.withID(account) else { continue }
+            judged.insert(account)
+            let kept = context.world.storage.preferences.keys.sorted().filter { key in
+                let value = context.world.storage.preferences[key] ?? ""
+                return [world.id, world.email].contains { key.contains($0) || value.contains($0) }
+            }
+            guard !kept.isEmpty else { continue }
+            let requirement = switch end.message.transition ?? "" {
+            case "account-switch", "switch-during-refresh": "CACHE-CLEAR-ON-SWITCH"
+            case "refresh-rejected", "restore-failed": "REFRESH-REJECTION-ONE-TRANSITION"
+            default: "SIGNOUT-BLOCK-AND-CLEAR"
+            }
+            findings.append(context.finding(
+                [requirement], id,
+                "\(world.name)'s session ended at '\(end.message.transition!)', yet preferences still hold \(kept.prefix(3).map { "'\($0)'" }.joined(separator: ", "))",
+                [end.event]))
+        }
+        return findings
+    }
+
+    /// The account of the last session established before `event`, by its transitions.
+    private func accountOf(before event: Int, _ transitions: [TraceIndex.Transition]) -> String? {
+        transitions.last { $0.event < event && $0.message.account != nil }?.message.account
+    }
+}
+
+/// Backoff: after a refresh failed for a retryable reason (timeout, 5xx, offline, lost), the same refresh token
+/// is not sent again at the same virtual time unless something happened meanwhile (a command, a signal such as
+/// online or foreground), and during an outage at most `attemptsPerMinute` attempts of it fall in any minute.
+struct RetryableRefreshBacksOff: Oracle {
+    let id = "retryable-refresh-backs-off"
+    let invariants: [String] = []
+    let requirements = ["REFRESH-RETRYABLE-BACKOFF"]
+    static let attemptsPerMinute = 6
+
+    func check(_ context: OracleContext) -> [Finding] {
+        let index = context.index
+        var findings: [Finding] = []
+        let time = { (event: Int) in context.trace.events[event - 1].time }
+        var attempts: [String: [TraceIndex.Exchange]] = [:]
+        for refresh in index.exchanges where refresh.isRefresh {
+            guard let token = refresh.presentedRefreshToken else { continue }
+            attempts["\(refresh.instance)/\(token)", default: []].append(refresh)
+        }
+        for key in attempts.keys.sorted() {
+            let sends = attempts[key]!
+            for (failed, next) in zip(sends, sends.dropFirst()) {
+                guard Self.retryable(failed), let replied = failed.replyEvent, replied < next.event,
+                      time(next.event) <= time(replied),
+                      !index.commands.contains(where: { $0.instance == next.instance && $0.event > replied && $0.event < next.event })
+                else { continue }
+                findings.append(context.finding(
+                    requirements, id, "a refresh that failed for a retryable reason was sent again at once, without backing off",
+                    [failed.event, replied, next.event]))
+                break
+            }
+            // An outage: retryable failures in a row; no signal or command restarts the count.
+            var window: [TraceIndex.Exchange] = []
+            for send in sends {
+                window.append(send)
+                window.removeAll { time(send.event) - time($0.event) >= 60 }
+                let unprompted = zip(window, window.dropFirst()).allSatisfy { earlier, later in
+                    Self.retryable(earlier) && !index.commands.contains {
+                        $0.instance == later.instance && $0.event > earlier.event && $0.event < later.event
+                    }
+                }
+                guard window.count > Self.attemptsPerMinute, unprompted else { continue }
+                findings.append(context.finding(
+                    requirements, id,
+                    "\(window.count) attempts of one refresh within a minute of an outage; backoff allows at most \(Self.attemptsPerMinute)",
+                    window.map(\.event)))
+                break
+            }
+        }
+        return findings
+    }
+
+    static func retryable(_ exchange: TraceIndex.Exchange) -> Bool {
+        if case .failure? = exchange.reply { return true }
+        return (exchange.status ?? 0) >= 500
+    }
+}

@@ -1,0 +1,288 @@
+import ConformanceProtocol
+@testable import ConformanceRunner
+import Foundation
+import JSONCore
+import SimulatedWorld
+import SpecModel
+import Testing
+
+/// A trace written by hand, event by event, against a real world (so tokens are the auth server's), for the
+/// oracles that must hold under any schedule: each is shown firing on the crafted wrong ordering and silent on
+/// the right one. (The reference passing them in every case, and under a kill at every storage change, is
+/// ReferenceConformanceTests' and KillSweepTests'.)
+struct CraftedTrace {
+    var world = World(seed: 7)
+    var trace = Trace()
+    var instance = 1
+    var time = 0.0
+    private var counter = 0
+
+    init() { add(.processStarted(instance: 1)) }
+
+    @discardableResult
+    mutating func add(_ kind: TraceEvent.Kind) -> Int {
+        trace.append(kind, step: 0, instance: instance, time: time)
+        return trace.events.count
+    }
+
+    mutating func nextID(_ prefix: String) -> String {
+        counter += 1
+        return "\(prefix)\(counter)"
+    }
+
+    /// A request the world answers at once as it would; returns the reply.
+    @discardableResult
+    mutating func exchange(_ request: HTTPRequestMessage, cause: String? = nil) -> HTTPOutcome {
+        let id = nextID("e")
+        add(.received(.http(id: id, cause: cause, request)))
+        let outcome = world.serve(request)
+        switch outcome {
+        case .response(let response): add(.sent(.reply(id: id, .response(response))))
+        case .failure(let failure): add(.sent(.reply(id: id, .failure(failure))))
+        }
+        return outcome
+    }
+
+    /// Alice signs in: the login and the transition. Returns her access and refresh tokens.
+    mutating func signInAlice() -> (access: String, refresh: String) {
+        let outcome = exchange(HTTPRequestMessage(method: "POST", path: "/auth/login",
+                                                  body: ["email": "alice@example.com", "password": "correct horse battery"]))
+        guard case .response(let response) = outcome else { return ("", "") }
+        transition("sign-in-succeeded", from: "signingIn", to: "authenticated", account: "acct-alice")
+        return (response.body["access_token"]?.string ?? "", response.body["refresh_token"]?.string ?? "")
+    }
+
+    mutating func transition(_ name: String?, from: String?, to: String, account: String? = nil) {
+        add(.received(.transition(TransitionEvent(transition: name, from: from, to: to, account: account, generation: 1, reason: nil))))
+    }
+
+    mutating func kill() { add(.processKilled(instance: instance, reason: "killed by the case")) }
+
+    mutating func relaunch() {
+        instance += 1
+        add(.processStarted(instance: instance))
+    }
+
+    func findings(_ oracle: any Oracle) throws -> [Finding] {
+        let machine = try #require(try Harness.bundle(Harness.caseFile("""
+              - id: placeholder
+                title: A case so the spec loads
+                requirements: [SESSION-STATE-MACHINE]
+                steps:
+                  - launch: {}
+
+            """)).stateMachine)
+        return oracle.check(OracleContext(index: TraceIndex(trace), trace: trace, world: world, machine: machine,
+                                          capabilities: [], offlineResources: [], capturedLog: ""))
+    }
+}
+
+@Suite("oracle: ended-session-never-resurrected")
+struct EndedSessionNeverResurrectedTests {
+    static func signedOutThenRelaunched() -> (CraftedTrace, access: String) {
+        var crafted = CraftedTrace()
+        let tokens = crafted.signInAlice()
+        crafted.add(.received(.http(id: "e9", cause: nil, HTTPRequestMessage(method: "GET", path: "/me", headers: ["Authorization": "Bearer \(tokens.access)"]))))
+        crafted.transition("sign-out", from: "authenticated", to: "signedOut")
+        crafted.kill()
+        crafted.relaunch()
+        return (crafted, tokens.access)
+    }
+
+    @Test("a session announced as ended that a later process validates again fails SIGNOUT-BLOCK-AND-CLEAR")
+    func resurrectedSessionFails() throws {
+        var (crafted, access) = Self.signedOutThenRelaunched()
+        crafted.exchange(HTTPRequestMessage(method: "GET", path: "/me", headers: ["Authorization": "Bearer \(access)"]))
+        let findings = try crafted.findings(EndedSessionNeverResurrected())
+        #expect(findings.map(\.requirements) == [["SIGNOUT-BLOCK-AND-CLEAR"]])
+        #expect(findings.first?.message.contains("came back in process 2") == true, "\(findings.map(\.message))")
+        #expect(findings.first?.message.contains(access) == false, "a finding names handles, never token values")
+    }
+
+    @Test("presenting the ended session's refresh token after a restart fails too; revoking it does not")
+    func refreshTokenOfEndedSession() throws {
+        var crafted = CraftedTrace()
+        let tokens = crafted.signInAlice()
+        crafted.transition("account-switch", from: "authenticated", to: "signingIn")
+        crafted.kill()
+        crafted.relaunch()
+        crafted.exchange(HTTPRequestMessage(method: "POST", path: "/auth/revoke", body: ["refresh_token": .string(tokens.refresh)]))
+        #expect(try crafted.findings(EndedSessionNeverResurrected()).isEmpty)
+        crafted.exchange(HTTPRequestMessage(method: "POST", path: "/auth/refresh", body: ["refresh_token": .string(tokens.refresh)]))
+        #expect(try crafted.findings(EndedSessionNeverResurrected()).map(\.requirements) == [["EPOCH-DISCARD-STALE-RESPONSES"]])
+    }
+
+    @Test("a restart that stays signed out raises no finding")
+    func staysSignedOutPasses() throws {
+        var (crafted, _) = Self.signedOutThenRelaunched()
+        crafted.transition("restore-failed", from: "restoring", to: "signedOut")
+        #expect(try crafted.findings(EndedSessionNeverResurrected()).isEmpty)
+    }
+}
+
+@Suite("oracle: every-command-answered-once")
+struct EveryCommandAnsweredOnceTests {
+    static func requestCommand() -> (CraftedTrace, access: String) {
+        var crafted = CraftedTrace()
+        let tokens = crafted.signInAlice()
+        crafted.add(.sent(.command(AppCommand(id: "c7", kind: .request, resource: "inbox"))))
+        return (crafted, tokens.access)
+    }
+
+    @Test("a command left without a result though the world answered everything fails")
+    func unansweredCommandFails() throws {
+        var (crafted, access) = Self.requestCommand()
+        crafted.exchange(HTTPRequestMessage(method: "GET", path: "/resources/inbox", headers: ["Authorization": "Bearer \(access)"]), cause: "c7")
+        let findings = try crafted.findings(EveryCommandAnsweredOnce())
+        #expect(findings.map(\.requirements) == [["SESSION-STATE-MACHINE"]], "\(findings.map(\.message))")
+    }
+
+    @Test("a command answered twice fails")
+    func twoResultsFail() throws {
+        var (crafted, _) = Self.requestCommand()
+        crafted.add(.received(.result(CommandResult(id: "c7"))))
+        crafted.add(.received(.result(CommandResult(id: "c7"))))
+        #expect(try crafted.findings(EveryCommandAnsweredOnce()).count == 1)
+    }
+
+    @Test("a command waiting for a reply the world holds, or whose process died, is not judged")
+    func waitingOrKilledPasses() throws {
+        var (held, access) = Self.requestCommand()
+        held.add(.received(.http(id: "e42", cause: "c7", HTTPRequestMessage(method: "GET", path: "/resources/inbox", headers: ["Authorization": "Bearer \(access)"]))))
+        #expect(try held.findings(EveryCommandAnsweredOnce()).isEmpty)
+        var killed = Self.requestCommand().0
+        killed.kill()
+        #expect(try killed.findings(EveryCommandAnsweredOnce()).isEmpty)
+        var answered = Self.requestCommand().0
+        answered.add(.received(.result(CommandResult(id: "c7"))))
+        #expect(try answered.findings(EveryCommandAnsweredOnce()).isEmpty)
+    }
+}
+
+@Suite("oracle: ended-account-leaves-no-preferences")
+struct EndedAccountLeavesNoPreferencesTests {
+    static func signedOut(keeping key: String?) -> CraftedTrace {
+        var crafted = CraftedTrace()
+        _ = crafted.signInAlice()
+        _ = crafted.world.storage.preference(.set, key: "cache/acct-alice/news", value: "{}")
+        crafted.transition("sign-out", from: "authenticated", to: "signedOut")
+        if key == nil { _ = crafted.world.storage.preference(.delete, key: "cache/acct-alice/news", value: nil) }
+        return crafted
+    }
+
+    @Test("an account's cache entry left in preferences after its sign-out fails SIGNOUT-BLOCK-AND-CLEAR")
+    func leftoverFails() throws {
+        let findings = try Self.signedOut(keeping: "cache/acct-alice/news").findings(EndedAccountLeavesNoPreferences())
+        #expect(findings.map(\.requirements) == [["SIGNOUT-BLOCK-AND-CLEAR"]])
+        #expect(findings.first?.message.contains("'cache/acct-alice/news'") == true)
+    }
+
+    @Test("preferences cleared of the account, or a process killed before it settled, raise no finding")
+    func clearedOrKilledPasses() throws {
+        #expect(try Self.signedOut(keeping: nil).findings(EndedAccountLeavesNoPreferences()).isEmpty)
+        var killed = Self.signedOut(keeping: "cache/acct-alice/news")
+        killed.kill()
+        #expect(try killed.findings(EndedAccountLeavesNoPreferences()).isEmpty)
+    }
+}
+
+@Suite("oracle: retryable-refresh-backs-off")
+struct RetryableRefreshBacksOffTests {
+    static func timedOutRefresh() -> (CraftedTrace, refresh: String) {
+        var crafted = CraftedTrace()
+        let tokens = crafted.signInAlice()
+        crafted.add(.received(.http(id: "r1", cause: nil, HTTPRequestMessage(method: "POST", path: "/auth/refresh", body: ["refresh_token": .string(tokens.refresh)]))))
+        crafted.add(.sent(.reply(id: "r1", .failure(ProtocolErrorCode.timeout.info("no response in time")))))
+        return (crafted, tokens.refresh)
+    }
+
+    @Test("a refresh sent again at the virtual time its retryable failure arrived fails REFRESH-RETRYABLE-BACKOFF")
+    func immediateRetryFails() throws {
+        var (crafted, refresh) = Self.timedOutRefresh()
+        crafted.exchange(HTTPRequestMessage(method: "POST", path: "/auth/refresh", body: ["refresh_token": .string(refresh)]))
+        #expect(try crafted.findings(RetryableRefreshBacksOff()).map(\.requirements) == [["REFRESH-RETRYABLE-BACKOFF"]])
+    }
+
+    @Test("more than six attempts within a minute of an outage fail, even spaced apart")
+    func tooManyAttemptsFail() throws {
+        var (crafted, refresh) = Self.timedOutRefresh()
+        for attempt in 1...7 {
+            crafted.time = Double(attempt) * 5
+            let id = "r\(attempt + 1)"
+            crafted.add(.received(.http(id: id, cause: nil, HTTPRequestMessage(method: "POST", path: "/auth/refresh", body: ["refresh_token": .string(refresh)]))))
+            crafted.add(.sent(.reply(id: id, .failure(ProtocolErrorCode.offline.info("offline")))))
+        }
+        let findings = try crafted.findings(RetryableRefreshBacksOff())
+        #expect(findings.contains { $0.message.contains("within a minute") }, "\(findings.map(\.message))")
+    }
+
+    @Test("a retry after the clock moved on, or one a command prompted, raises no finding")
+    func backedOffPasses() throws {
+        var (later, refresh) = Self.timedOutRefresh()
+        later.time = 2
+        later.exchange(HTTPRequestMessage(method: "POST", path: "/auth/refresh", body: ["refresh_token": .string(refresh)]))
+        #expect(try later.findings(RetryableRefreshBacksOff()).isEmpty)
+        var prompted = Self.timedOutRefresh().0
+        prompted.add(.sent(.command(AppCommand(id: "c3", kind: .online))))
+        prompted.exchange(HTTPRequestMessage(method: "POST", path: "/auth/refresh", body: ["refresh_token": .string(refresh)]))
+        #expect(try prompted.findings(RetryableRefreshBacksOff()).isEmpty)
+    }
+}
+
+@Suite("oracle: no-token-in-client-output, encoded")
+struct EncodedSecretTests {
+    static func signedIn() -> (CraftedTrace, access: String) {
+        var crafted = CraftedTrace()
+        crafted.add(.sent(.command(AppCommand(id: "c1", kind: .signIn, email: "alice@example.com", password: "correct horse battery"))))
+        let tokens = crafted.signInAlice()
+        return (crafted, tokens.access)
+    }
+
+    static func requirements(_ crafted: CraftedTrace) throws -> [[String]] {
+        try crafted.findings(NoTokenInClientOutput()).map(\.requirements)
+    }
+
+    @Test("a token logged as base64, base64url, hex or inside a longer base64 text fails LOG-NO-TOKEN-VALUES",
+          arguments: ["base64", "base64url", "hex", "embedded"])
+    func encodedTokenFails(encoding: String) throws {
+        var (crafted, access) = Self.signedIn()
+        let data = Data(access.utf8)
+        let text = switch encoding {
+        case "base64": data.base64EncodedString()
+        case "base64url": data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        case "hex": data.map { String(format: "%02X", $0) }.joined()
+        default: Data(#"{"user":"alice","token":"\#(access)"}"#.utf8).base64EncodedString()
+        }
+        crafted.add(.received(.log(level: "debug", message: "session \(text)")))
+        #expect(try Self.requirements(crafted) == [["LOG-NO-TOKEN-VALUES"]])
+    }
+
+    @Test("a token in a request URL fails STORAGE-NO-PLAINTEXT-TOKENS")
+    func tokenInURLFails() throws {
+        var (crafted, access) = Self.signedIn()
+        crafted.exchange(HTTPRequestMessage(method: "GET", path: "/resources/inbox?access_token=\(access)"))
+        #expect(try Self.requirements(crafted) == [["STORAGE-NO-PLAINTEXT-TOKENS"]])
+    }
+
+    @Test("a sign-in password logged raw or encoded, or kept in preferences, fails", arguments: ["raw", "percent", "form", "base64"])
+    func passwordFails(form: String) throws {
+        var (crafted, _) = Self.signedIn()
+        let password = "correct horse battery"
+        let text = switch form {
+        case "raw": password
+        case "percent": "correct%20horse%20battery"
+        case "form": "correct+horse+battery"
+        default: Data(password.utf8).base64EncodedString()
+        }
+        crafted.add(.received(.log(level: "info", message: "login form=\(text)")))
+        crafted.add(.received(.preferences(id: "p1", operation: .set, key: "lastLogin", value: text)))
+        #expect(try Self.requirements(crafted) == [["LOG-NO-TOKEN-VALUES"], ["STORAGE-NO-PLAINTEXT-TOKENS"]])
+    }
+
+    @Test("handles, email addresses and short unrelated text raise no finding")
+    func cleanOutputPasses() throws {
+        var (crafted, _) = Self.signedIn()
+        crafted.add(.received(.log(level: "info", message: "signed in alice@example.com with at#1 (base64 aGVsbG8=, hex 68656c6c6f)")))
+        #expect(try Self.requirements(crafted).isEmpty)
+    }
+}

@@ -1,0 +1,116 @@
+import ConformanceProtocol
+import ConformanceRunner
+import Mutants
+import ReferenceAdapter
+@testable import SpecModel
+import Testing
+
+/// Every case of Specs/cases replayed with a kill point before or after the storage change of each step that
+/// drives the client, and a relaunch after that step. The case's own checks are dropped (they assume no kill);
+/// the oracles judge the trace, and the reference must give none of them a finding.
+@Suite("The reference survives a kill at every storage change of every case")
+struct KillSweepTests {
+    /// Steps that make the client work, so a kill point armed before them can land during them.
+    static let drivingSteps: Set<String> = Set(["launch", "signIn", "signOut", "switchAccount", "request", "advance", "release"]
+        + StepKind.systemEvents)
+
+    /// The variants of one case: for each driving step and each storage kill point, the case with the kill armed
+    /// before the step and a `launch` after it (unless the case launches next), without `expect` and `require` steps.
+    static func variants(of original: AcceptanceCase) -> [AcceptanceCase] {
+        let steps = original.steps.filter { $0.action.expectation == nil }
+        var variants: [AcceptanceCase] = []
+        // Only where the client surely runs: after a launch, and not between the case's own kill or reboot and
+        // its next launch (a kill point armed with no client running would land on the next process instead).
+        var running = false
+        for (position, step) in steps.enumerated() {
+            if step.kind == "kill" || step.kind == "reboot" { running = false }
+            if step.kind == "launch" { running = true }
+            guard running, drivingSteps.contains(step.kind) else { continue }
+            for point in [KillPoint.beforeStorageWrite, .afterStorageWrite] {
+                let kill = CaseStep(kind: "kill", action: .kill(point), arguments: step.arguments, location: step.location)
+                let relaunch = CaseStep(kind: "launch", action: .launch, arguments: step.arguments, location: step.location)
+                var swept = steps
+                // The case relaunches by itself when the next step that drives the client is a launch.
+                let next = steps[(position + 1)...].first { drivingSteps.contains($0.kind) || $0.kind == "reboot" }
+                if next?.kind != "launch" { swept.insert(relaunch, at: position + 1) }
+                swept.insert(kill, at: position)
+                variants.append(AcceptanceCase(
+                    id: "\(original.id)~kill-\(point.rawValue)-before-step-\(position + 1)", location: original.location,
+                    file: original.file, title: original.title, requirements: original.requirements,
+                    transitions: original.transitions, capabilities: original.capabilities, steps: swept))
+            }
+        }
+        return variants
+    }
+
+    /// The variants of one case with a secure-storage write failure armed before each step that drives the
+    /// client, without `expect` and `require` steps.
+    static func writeFailureVariants(of original: AcceptanceCase) -> [AcceptanceCase] {
+        let steps = original.steps.filter { $0.action.expectation == nil }
+        return steps.enumerated().filter { drivingSteps.contains($0.element.kind) }.map { position, step in
+            var swept = steps
+            swept.insert(CaseStep(kind: "storageFault", action: .storageFault(kind: .writeFailure, times: 1),
+                                  arguments: step.arguments, location: step.location), at: position)
+            return AcceptanceCase(
+                id: "\(original.id)~write-failure-before-step-\(position + 1)", location: original.location,
+                file: original.file, title: original.title, requirements: original.requirements,
+                transitions: original.transitions, capabilities: original.capabilities, steps: swept)
+        }
+    }
+
+    @Test("no oracle finds fault with the reference when a secure-storage write fails before any step of any case")
+    func referenceSurvivesEveryWriteFailure() throws {
+        var bundle = try ReferenceConformanceTests.bundle()
+        bundle.caseFiles = bundle.caseFiles.map { CaseFile(file: $0.file, cases: $0.cases.flatMap(Self.writeFailureVariants)) }
+        let result = SuiteRunner(bundle: bundle, launcher: InProcessLauncher(description: "in-process") { ReferenceClientAdapter() })
+            .run(RunOptions(seed: 1, jobs: 2))
+        #expect(result.outcomes.count > 100)
+        let failed = result.outcomes.filter { $0.status == .fail || $0.status == .error }
+        let described = failed.prefix(15).map { outcome in
+            "\(outcome.caseID): \(outcome.status.rawValue) \(outcome.reason ?? "")\n"
+                + outcome.findings.map { "  [\($0.requirements.joined(separator: ", "))] \($0.message)" }.joined(separator: "\n")
+        }.joined(separator: "\n")
+        #expect(failed.count == 0, "\(failed.count) of \(result.outcomes.count) variants failed:\n\(described)")
+    }
+
+    /// Every case swept, played against `make`; the outcomes of the variants whose kill landed.
+    static func sweep(cases filter: (AcceptanceCase) -> Bool = { _ in true },
+                      _ make: @escaping @Sendable () -> any InProcessClient) throws -> (landed: [CaseOutcome], all: Int) {
+        var bundle = try ReferenceConformanceTests.bundle()
+        bundle.caseFiles = bundle.caseFiles.map { file in
+            CaseFile(file: file.file, cases: file.cases.filter(filter).flatMap(Self.variants))
+        }
+        let result = SuiteRunner(bundle: bundle, launcher: InProcessLauncher(description: "in-process", make: make))
+            .run(RunOptions(seed: 1, jobs: 2))
+        // A variant whose kill point found no storage change to land on is the unchanged case plus a second
+        // launch of a running client; only the variants where the kill landed are judged.
+        let landed = result.outcomes.filter { outcome in
+            outcome.trace.events.contains {
+                if case .processKilled(_, let reason) = $0.kind { return reason.hasPrefix("killed before the storage write") || reason.hasPrefix("killed after the storage write") }
+                return false
+            }
+        }
+        return (landed, result.outcomes.count)
+    }
+
+    @Test("the sweep fails a client that tells a sign-out before it is durable: the restart brings the session back")
+    func sweepCatchesEndToldBeforeDurable() throws {
+        let variant = try #require(MutantRegistry.named("end-told-before-durable"))
+        let (landed, _) = try Self.sweep(cases: { $0.steps.contains { $0.kind == "signOut" || $0.kind == "switchAccount" } }, variant.make)
+        let resurrected = landed.filter { $0.findings.contains { $0.check == "oracle:ended-session-never-resurrected" } }
+        #expect(!resurrected.isEmpty, "no swept variant brought an ended session back")
+    }
+
+    @Test("no oracle finds fault with the reference when it is killed at any storage change of any case")
+    func referenceSurvivesEveryKillPoint() throws {
+        let (landedKills, all) = try Self.sweep { ReferenceClientAdapter() }
+        #expect(all > 100, "the sweep plays every case with kills; it found only \(all) variants")
+        let failed = landedKills.filter { $0.status == .fail || $0.status == .error }
+        let described = failed.prefix(15).map { outcome in
+            "\(outcome.caseID): \(outcome.status.rawValue) \(outcome.reason ?? "")\n"
+                + outcome.findings.map { "  [\($0.requirements.joined(separator: ", "))] \($0.message)" }.joined(separator: "\n")
+        }.joined(separator: "\n")
+        #expect(failed.count == 0, "\(failed.count) of \(landedKills.count) variants with a landed kill failed:\n\(described)")
+        #expect(landedKills.count > all / 4, "most kill points should land; only \(landedKills.count) did")
+    }
+}
