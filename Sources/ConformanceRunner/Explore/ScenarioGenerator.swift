@@ -44,7 +44,7 @@ struct ScenarioGenerator {
     }
 
     private mutating func action() {
-        switch weighted([22, 10, 12, 6, 10, 5, 4, 3, 3, 2, 4, 4, 2, 1, 2, 3, 6]) {
+        switch weighted([22, 10, 12, 6, 10, 5, 4, 3, 3, 2, 4, 4, 2, 1, 2, 3, 3, 6]) {
         case 0: request()
         case 1: add("advance", [("seconds", pick(["1", "5", "30", "61", "120", "600", "3600", "0.5"]))])
         case 2:
@@ -64,6 +64,10 @@ struct ScenarioGenerator {
         case 13: configure()
         case 14: if running { add("barrier") }
         case 15: releaseOne()
+        case 16:
+            // The secure store refuses the next writes (a full disk, a keystore error), then works again.
+            add("storageFault", [("kind", pick(StorageFaultKind.allCases.map(\.rawValue))), ("times", pick(["1", "1", "2"]))])
+            if chance(50) { pick([true, false]) ? request() : signOutOrSwitch(signOut: true) }
         default: race()
         }
     }

@@ -32,7 +32,10 @@ struct SingleRefreshInFlight: Oracle {
     }
 }
 
-/// Each request is retried at most once, and a retry carries a different access token than the one refused.
+/// Each request is retried at most once after a refresh, and a retry carries a different access token than the
+/// one refused. Sends of one app request that are not 401 retries (a restore that validates again after a
+/// backoff, say) are not retries of this rule: a resend with the refused token counts only when no refresh was
+/// attempted since the 401, and a second retry only when it carries yet another new token.
 struct RequestRetriedAtMostOnce: Oracle {
     let id = "request-retried-at-most-once"
     let invariants: [String] = ["refreshing-retry-at-most-once"]
@@ -41,21 +44,27 @@ struct RequestRetriedAtMostOnce: Oracle {
     func check(_ context: OracleContext) -> [Finding] {
         var findings: [Finding] = []
         let api = context.index.exchanges.filter { !$0.isAuthEndpoint && $0.cause != nil }
+        let refreshes = context.index.exchanges.filter(\.isRefresh)
         let byCause = Dictionary(grouping: api) { "\($0.instance)/\($0.cause!) \($0.request.method) \($0.request.path)" }
         for key in byCause.keys.sorted() {
             let sends = byCause[key]!
-            if sends.count > 2 {
+            // Sends that follow a refused send of the same request with a new access token: retries after a refresh.
+            let retries = zip(sends, sends.dropFirst()).filter { first, second in
+                first.status == 401 && second.request.bearerToken != first.request.bearerToken
+            }.map(\.1)
+            if retries.count > 1 {
                 findings.append(context.finding(
                     requirements, id,
-                    "one app request was sent \(sends.count) times; it may be retried once after a refresh",
+                    "one app request was retried \(retries.count) times with a new access token; it may be retried once after a refresh",
                     sends.map(\.event)))
             }
             for (first, second) in zip(sends, sends.dropFirst())
             where first.status == 401 && first.request.bearerToken != nil
-                && first.request.bearerToken == second.request.bearerToken {
+                && first.request.bearerToken == second.request.bearerToken
+                && !refreshes.contains(where: { $0.instance == first.instance && $0.event > first.event && $0.event < second.event }) {
                 findings.append(context.finding(
                     requirements, id,
-                    "the retry carried the same access token (\(context.handles(in: first.request.bearerToken ?? ""))) that was just refused",
+                    "the retry carried the same access token (\(context.handles(in: first.request.bearerToken ?? ""))) that was just refused, with no refresh in between",
                     [first.event, second.event]))
             }
         }
@@ -63,8 +72,9 @@ struct RequestRetriedAtMostOnce: Oracle {
     }
 }
 
-/// The refresh call never goes through the 401 handling: it carries no bearer token, and a refused refresh
-/// does not trigger another refresh.
+/// The refresh call never goes through the 401 handling: it carries no bearer token, and a rejected refresh
+/// (400 invalid_grant, a revoked session) does not trigger another refresh. A refresh refused another way (a
+/// 401 `invalid_token`) is not a rejection by the design and may be retried later.
 struct RefreshBypassesUnauthorizedHandling: Oracle {
     let id = "refresh-bypasses-401-handling"
     let invariants: [String] = ["refreshing-refresh-bypasses-401-handler"]
@@ -79,7 +89,7 @@ struct RefreshBypassesUnauthorizedHandling: Oracle {
         }
         let refreshes = context.index.exchanges.filter(\.isRefresh)
         for (refused, next) in zip(refreshes, refreshes.dropFirst())
-        where refused.instance == next.instance && [400, 401].contains(refused.status ?? 0)
+        where refused.instance == next.instance && refused.isRejection
             && !context.index.transitions.contains(where: {
                 $0.instance == refused.instance && $0.event > refused.event && $0.event < next.event
                     && $0.message.transition == "sign-in-succeeded"

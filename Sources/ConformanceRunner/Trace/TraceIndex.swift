@@ -23,6 +23,14 @@ struct TraceIndex {
             if case .response(let response)? = reply { return response }
             return nil
         }
+
+        /// The design's explicit rejection (001: "400 invalid_grant, a revoked session"): the one answer that
+        /// ends a session. Any other refusal of a refresh, a 401 `invalid_token` say, may be retried.
+        var isRejection: Bool {
+            guard let response = responseBody else { return false }
+            let error = response.body["error"]?.string
+            return (response.status == 400 && error == "invalid_grant") || error == "session_revoked"
+        }
     }
 
     struct Transition {
