@@ -130,11 +130,7 @@ struct ExploreTests {
         let result = explorer.explore(ExploreOptions(seed: 1, runs: 2_000, jobs: 2), now: { 0 })
         #expect(result.runsDone == 2_000)
         #expect(result.errored == 0)
-        // The reference still fails a few generated orderings (docs/exploration.md, "Still open"); remove this
-        // wrapper when they are fixed.
-        withKnownIssue("the reference fails some explored orderings until its fix lands", isIntermittent: true) {
-            let found = result.failures.map { "\($0.key) in run \($0.run)" }
-            #expect(found.isEmpty, "\(found)")
-        }
+        let found = result.failures.map { "\($0.key) in run \($0.run)" }
+        #expect(found.isEmpty, "\(found)")
     }
 }

@@ -33,8 +33,8 @@ struct SingleRefreshInFlight: Oracle {
 }
 
 /// Each request is retried at most once after a 401, and a retry carries a different access token than the one
-/// refused. Resends that are not 401 retries (after an offline failure, or after a refresh that failed: a restore
-/// validates again after a backoff) do not count.
+/// refused. Resends that are not 401 retries (after an offline failure, or after a refresh that failed) do not
+/// count, and a backoff (the client sleeps) starts a new attempt: a restore validates again after it.
 struct RequestRetriedAtMostOnce: Oracle {
     let id = "request-retried-at-most-once"
     let invariants: [String] = ["refreshing-retry-at-most-once"]
@@ -44,31 +44,45 @@ struct RequestRetriedAtMostOnce: Oracle {
         var findings: [Finding] = []
         let api = context.index.exchanges.filter { !$0.isAuthEndpoint && $0.cause != nil }
         let refreshes = context.index.exchanges.filter(\.isRefresh)
+        let sleeps = context.trace.events.compactMap { event -> (instance: Int, event: Int)? in
+            guard case .received(.sleep(_, let seconds)) = event.kind, seconds > 0 else { return nil }
+            return (event.instance, event.number)
+        }
+        func backedOff(_ first: TraceIndex.Exchange, _ second: TraceIndex.Exchange) -> Bool {
+            sleeps.contains { $0.instance == first.instance && $0.event > first.event && $0.event < second.event }
+        }
         let byCause = Dictionary(grouping: api) { "\($0.instance)/\($0.cause!) \($0.request.method) \($0.request.path)" }
         for key in byCause.keys.sorted() {
             let sends = byCause[key]!
-            // Sends that follow a 401 of the same request: retries, unless every refresh attempted in between
-            // failed (then the client resends later, after a backoff, as a restore does).
-            let retries = zip(sends, sends.dropFirst()).filter { first, second in
-                guard first.status == 401 else { return false }
-                let between = refreshes.filter { $0.instance == first.instance && $0.event > first.event && $0.event < second.event }
-                return between.isEmpty || between.contains { $0.status == 200 }
-            }.map(\.1)
-            if retries.count > 1 {
-                findings.append(context.finding(
-                    requirements, id,
-                    "one app request was sent \(sends.count) times, retried \(retries.count) times after a 401; it may be retried once after a refresh",
-                    sends.map(\.event)))
+            var attempt: [TraceIndex.Exchange] = []
+            var retries = 0
+            func close() {
+                if retries > 1 {
+                    findings.append(context.finding(
+                        requirements, id,
+                        "one app request was sent \(attempt.count) times, retried \(retries) times after a 401; it may be retried once after a refresh",
+                        attempt.map(\.event)))
+                }
             }
-            for (first, second) in zip(sends, sends.dropFirst())
-            where first.status == 401 && first.request.bearerToken != nil
-                && first.request.bearerToken == second.request.bearerToken
-                && !refreshes.contains(where: { $0.instance == first.instance && $0.event > first.event && $0.event < second.event }) {
-                findings.append(context.finding(
-                    requirements, id,
-                    "the retry carried the same access token (\(context.handles(in: first.request.bearerToken ?? ""))) that was just refused, with no refresh in between",
-                    [first.event, second.event]))
+            for send in sends {
+                guard let previous = attempt.last, !backedOff(previous, send) else {
+                    close()
+                    (attempt, retries) = ([send], 0)
+                    continue
+                }
+                attempt.append(send)
+                guard previous.status == 401 else { continue }
+                let between = refreshes.filter { $0.instance == previous.instance && $0.event > previous.event && $0.event < send.event }
+                // After a refresh that failed, the client resends later, as a restore does: not a 401 retry.
+                if between.isEmpty || between.contains(where: { $0.status == 200 }) { retries += 1 }
+                if previous.request.bearerToken != nil, previous.request.bearerToken == send.request.bearerToken, between.isEmpty {
+                    findings.append(context.finding(
+                        requirements, id,
+                        "the retry carried the same access token (\(context.handles(in: previous.request.bearerToken ?? ""))) that was just refused, with no refresh in between",
+                        [previous.event, send.event]))
+                }
             }
+            close()
         }
         return findings
     }

@@ -159,15 +159,19 @@ struct OnlyExplicitRejectionSignsOut: Oracle {
                     return (response.status == 400 && error == "invalid_grant") || error == "session_revoked"
                         || (exchange.isRefresh && response.status == 401)
                 }
+                // A revocation's failure is retried by its own worker; it never explains a session's end.
                 let retryable = window.filter { exchange in
-                    guard (exchange.replyEvent ?? .max) < end.event else { return false }
+                    guard (exchange.replyEvent ?? .max) < end.event, exchange.endpoint != .revoke else { return false }
                     if case .failure? = exchange.reply { return true }
                     return (exchange.status ?? 0) >= 500
                 }
-                let locked = index.storageReads.filter {
-                    guard $0.instance == end.instance, $0.event > windowStart, $0.event < end.event,
-                          case .error(let info)? = $0.value.reply else { return false }
-                    return info.code == "locked"
+                let reads = index.storageReads.filter { $0.instance == end.instance && $0.event > windowStart && $0.event < end.event }
+                // A locked read explains the end only while the client never read the store since: once a read
+                // succeeded, the client knows what the store holds (a restore that finds no session may end).
+                let lastRead = reads.last { if case .error? = $0.value.reply { return false } else { return $0.value.reply != nil } }
+                let locked = reads.filter { read in
+                    guard case .error(let info)? = read.value.reply, info.code == "locked" else { return false }
+                    return lastRead.map { read.event > $0.event } ?? true
                 }
                 guard !rejected, !retryable.isEmpty || !locked.isEmpty else { continue }
                 findings.append(context.finding(

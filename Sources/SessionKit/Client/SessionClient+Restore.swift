@@ -50,6 +50,9 @@ extension SessionClient {
         var credentials = Credentials(accessToken: initial.accessToken, refreshToken: initial.refreshToken, version: 1)
         var unpersisted: (StoredSession, Credentials)?
         var failures = 0
+        // One refresh per attempt: a fresh access token refused again is retried after the backoff, not refreshed
+        // again at once (001: each original request is retried once with the new access token).
+        var refreshedThisAttempt = false
         while machine.isRestoring(generation) {
             let failure: FailureClass
             if let (pendingSession, pendingCredentials) = unpersisted {
@@ -75,8 +78,11 @@ extension SessionClient {
                         await finish(ended)
                     }
                     return
+                case .unauthorized where refreshedThisAttempt:
+                    failure = .unexpectedResponse
                 case .unauthorized:
                     logger.log(.info, "restore.refresh", ["account": stored.account.rawValue])
+                    refreshedThisAttempt = true
                     switch await api.refresh(credentials.refreshToken) {
                     case .granted(let grant):
                         let fresh = Credentials(
@@ -102,6 +108,7 @@ extension SessionClient {
             machine.restoreStalled(failure, generation: generation)
             logger.log(.notice, "restore.deferred", ["failureClass": failure.rawValue, "attempt": String(failures)])
             await pause(.restore, for: backoffDelay(configuration.restoreBackoff, failures: failures))
+            refreshedThisAttempt = false
         }
     }
 

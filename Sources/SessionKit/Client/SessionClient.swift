@@ -46,7 +46,8 @@ public actor SessionClient {
             key: configuration.credentialStorageKey,
             accessibility: accessibility,
             generations: generations,
-            logger: logger
+            logger: logger,
+            endsFinished: { [preferences = environment.preferences] in await SessionEndMarker.clear(preferences) }
         )
         self.configuration = configuration
         self.environment = environment

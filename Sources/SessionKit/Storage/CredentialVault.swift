@@ -15,13 +15,20 @@ actor CredentialVault {
     private let generations: GenerationCounter
     private let logger: SessionLogger
     private let lock = AsyncFIFOLock()
+    /// Session ends whose write failed: applied with the next write that succeeds, so a later refresh, sign-in
+    /// or revocation bookkeeping never writes an ended session back, and the end completes as soon as storage
+    /// works again. `endsFinished` is told then (the client drops its session-end marker).
+    private var pendingEnds: [VaultMutation] = []
+    private let endsFinished: @Sendable () async -> Void
 
-    init(storage: any SecureStorage, key: String, accessibility: SecureStorageAccessibility, generations: GenerationCounter, logger: SessionLogger) {
+    init(storage: any SecureStorage, key: String, accessibility: SecureStorageAccessibility, generations: GenerationCounter,
+         logger: SessionLogger, endsFinished: @escaping @Sendable () async -> Void = {}) {
         self.storage = storage
         self.key = key
         self.accessibility = accessibility
         self.generations = generations
         self.logger = logger
+        self.endsFinished = endsFinished
     }
 
     /// Reads the record; throws while storage is locked.
@@ -44,6 +51,8 @@ actor CredentialVault {
             return .failed(FailureClass(error))
         }
         if let generation, generations.current != generation { return .stale }
+        let pending = pendingEnds
+        for end in pending { end.apply(to: &record) }
         mutation.apply(to: &record)
         do {
             if record.isEmpty {
@@ -52,9 +61,14 @@ actor CredentialVault {
                 try await storage.write(Self.encode(record), for: key, accessibility: accessibility)
             }
         } catch {
+            if case .endSession = mutation, !pendingEnds.contains(where: { $0.endsSame(as: mutation) }) { pendingEnds.append(mutation) }
             return .failed(FailureClass(error))
         }
         state = .loaded(record)
+        if !pending.isEmpty {
+            pendingEnds = []
+            await endsFinished()
+        }
         return .committed
     }
 

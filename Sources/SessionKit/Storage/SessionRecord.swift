@@ -49,6 +49,12 @@ enum VaultMutation: Sendable {
     case endSession(sessionID: String, account: AccountID, revoke: RefreshToken?)
     case removeRevocation(id: UInt64)
 
+    /// Whether both end the same session.
+    func endsSame(as other: VaultMutation) -> Bool {
+        guard case .endSession(let mine, _, _) = self, case .endSession(let theirs, _, _) = other else { return false }
+        return mine == theirs
+    }
+
     func apply(to record: inout SessionRecord) {
         switch self {
         case .setActive(let session):

@@ -26,6 +26,10 @@ enum APIError: Error {
         // For the adapter, not the app: a request queued behind URLSession's per-host limit (6) has not
         // reached the server, yet the host counts it started; so no queue.
         configuration.httpMaximumConnectionsPerHost = 4096
+        // For the adapter too: on a loaded machine FoundationNetworking can take longer than the default 60 s
+        // to get through a thousand simultaneous requests, and a request timed out by the stack is a failure
+        // the world never caused. The runner's per-step timeout (--timeout) is what catches a real hang.
+        configuration.timeoutIntervalForRequest = 600
         self.session = URLSession(configuration: configuration)
         self.baseURL = baseURL
         self.refresher = refresher
