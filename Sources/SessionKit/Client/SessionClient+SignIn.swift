@@ -55,18 +55,9 @@ extension SessionClient {
             receivedAt: environment.clock.monotonicNow(), leeway: configuration.refreshLeeway
         )
         let session = StoredSession(sessionID: makeSessionID(), account: account, accessToken: credentials.accessToken, refreshToken: credentials.refreshToken)
-        // An end whose clear failed is finished before the new session replaces its record: its refresh token is
-        // queued for revocation and its marker goes, instead of being overwritten and left behind.
-        var unfinished: StoredSession?
-        if let marker = await SessionEndMarker.read(environment.preferences), let record = try? await vault.load() {
-            _ = await finishInterruptedEnd(record)
-            if await SessionEndMarker.read(environment.preferences) != nil, let active = record.active, active.sessionID == marker.sessionID {
-                unfinished = active
-            }
-        }
         switch await vault.commit(.setActive(session), ifGeneration: generation) {
         case .committed:
-            if let ended = unfinished { await finishReplacedEnd(ended) }
+            break
         case .stale:
             throw SessionError(.sessionChanged, context: "sign-in superseded")
         case .failed(let failure):

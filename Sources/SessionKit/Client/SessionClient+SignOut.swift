@@ -84,13 +84,4 @@ extension SessionClient {
         await SessionEndMarker.clear(environment.preferences)
         return record
     }
-
-    /// The new session's record replaced `ended`, whose end a failed clear left unfinished: its refresh token is
-    /// queued for revocation (when the marker says so) and the marker goes, so nothing of it is left behind.
-    func finishReplacedEnd(_ ended: StoredSession) async {
-        guard let marker = await SessionEndMarker.read(environment.preferences), marker.sessionID == ended.sessionID else { return }
-        let mutation = VaultMutation.endSession(sessionID: ended.sessionID, account: ended.account, revoke: marker.revoke ? ended.refreshToken : nil)
-        if case .failed = await vault.commit(mutation, ifGeneration: nil) { return }
-        await SessionEndMarker.clear(environment.preferences)
-    }
 }
