@@ -79,8 +79,9 @@ extension SessionClient {
                 return record
             }
         }
-        // The account's cache is not touched here: it is partitioned by account (000), so what an interrupted
-        // clear left is never shown to another account, and cleared when that account's next session ends.
+        // The ended session's cache goes with it, as in `finish`: a later session of the same account must not
+        // show it while restoring (000: nothing private before the session is validated).
+        await cache.clear(account: marker.account)
         await SessionEndMarker.clear(environment.preferences)
         return record
     }
