@@ -97,7 +97,9 @@ struct ExploreTests {
 
     @Test("a known-bad variant is found by its oracle, shrunk to at most 10 steps, and the case file reproduces it",
           arguments: [("refresh-per-request", "REFRESH-SINGLE-FLIGHT"), ("token-in-log", "LOG-NO-TOKEN-VALUES"),
-                      ("sign-out-on-any-refresh-failure", "REFRESH-ONLY-REJECTION-SIGNS-OUT")])
+                      ("sign-out-on-any-refresh-failure", "REFRESH-ONLY-REJECTION-SIGNS-OUT"),
+                      ("sign-out-leaves-requests-in-flight", "SIGNOUT-BLOCK-AND-CLEAR"),
+                      ("forget-offline-revocation", "SIGNOUT-REVOCATION-RETRY")])
     func variantFoundAndShrunk(_ name: String, _ requirement: String) throws {
         let mutant = try Self.variant(name)
         let explorer = try Self.explorer(mutant.make, name: name)
@@ -122,6 +124,31 @@ struct ExploreTests {
             .run(RunOptions(seed: failure.run.seed))
         let outcome = try #require(run.outcomes.first)
         #expect(ExploreFailureKey.of(outcome).contains(failure.key), "\(outcome.status) \(outcome.findings.map(\.check))")
+    }
+
+    @Test("every known-bad variant is found within 10,000 generated runs by the oracle of one of its expected requirements",
+          arguments: MutantRegistry.all.map(\.name))
+    func everyVariantFoundByExploration(_ name: String) throws {
+        let mutant = try Self.variant(name)
+        let explorer = try Self.explorer(mutant.make, name: name)
+        let found = explorer.first(failing: mutant.expected, ExploreOptions(seed: 1, runs: 10_000, jobs: 2))
+        let finding = try #require(found, "\(name) not found in 10,000 runs of seed 1")
+        #expect(finding.key.check.hasPrefix("oracle:"))
+        #expect(!Set(finding.key.requirements).isDisjoint(with: mutant.expected))
+        // The run found is the lowest one: playing it again shows the same failure.
+        #expect(ExploreFailureKey.of(explorer.play(finding.run)).contains(finding.key))
+    }
+
+    @Test("the search stops at the lowest run that shows the failure, whatever the number of jobs")
+    func searchFindsTheLowestRun() throws {
+        let mutant = try Self.variant("no-generation-check-on-refresh-result")
+        let explorer = try Self.explorer(mutant.make, name: mutant.name)
+        let one = try #require(explorer.first(failing: mutant.expected, ExploreOptions(seed: 1, runs: 2_000, jobs: 1)))
+        let two = try #require(explorer.first(failing: mutant.expected, ExploreOptions(seed: 1, runs: 2_000, jobs: 2)))
+        #expect(one.run == two.run)
+        try #require(one.run.run > 1)
+        let earlier = explorer.explore(ExploreOptions(seed: 1, runs: one.run.run - 1, jobs: 2), now: { 0 })
+        #expect(!earlier.failures.contains { $0.key.check.hasPrefix("oracle:") && !Set($0.key.requirements).isDisjoint(with: mutant.expected) })
     }
 
     @Test("a few thousand generated runs against the reference find no failure")

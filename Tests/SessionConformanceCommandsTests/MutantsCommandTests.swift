@@ -32,3 +32,32 @@ struct MutantsCommandTests {
         #expect(console.stdout.contains("score: 1 / 1 killed (100%)"))
     }
 }
+
+@Suite("The mutants command's explore column")
+struct MutantsExploreColumnTests {
+    @Test("--explore adds the first generated run that finds the variant by its expected requirement's oracle")
+    func exploreColumnNamesTheRun() {
+        let (code, console) = run("mutants", "--variant", "token-in-log", "--spec-root", Paths.specs, "--jobs", "2", "--explore", "200")
+        #expect(code == .success, "\(console.stdout)\(console.stderr)")
+        let lines = console.stdout.split(separator: "\n")
+        #expect(lines.first { $0.hasPrefix("variant") }?.contains("explore") == true)
+        let row = lines.first { $0.hasPrefix("token-in-log") }.map(String.init) ?? ""
+        #expect(row.range(of: #"\brun [0-9]+\b"#, options: .regularExpression) != nil, "\(row)")
+        #expect(!console.stdout.contains("not found by"))
+    }
+
+    @Test("a variant the runs do not find is listed, and the exit is a conformance failure")
+    func variantNotFoundFailsTheRun() {
+        // One generated run is too few to find a defect that needs a sign-out with a revocation offline.
+        let (code, console) = run("mutants", "--variant", "forget-offline-revocation", "--spec-root", Paths.specs, "--explore", "1")
+        #expect(code == .conformanceFailure, "\(console.stdout)\(console.stderr)")
+        #expect(console.stdout.contains("not found by 1 generated runs: forget-offline-revocation"))
+    }
+
+    @Test("--explore takes a positive number of runs")
+    func exploreNeedsRuns() {
+        let (code, console) = run("mutants", "--variant", "token-in-log", "--explore", "0")
+        #expect(code == .specOrUsageError)
+        #expect(console.stderr.contains("--explore must be at least 1"))
+    }
+}

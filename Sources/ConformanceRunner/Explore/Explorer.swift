@@ -12,13 +12,18 @@ public struct ExploreOptions: Sendable {
     public var shard: ExploreShard?
     /// Stops starting new runs once this much wall time passed; it never changes what a run decides.
     public var timeBudget: Double?
+    /// Stops at the first run showing a failure this accepts: no run after it starts, the runs before it
+    /// finish, so the run found is the lowest whatever `jobs` (a known-bad variant's search, `mutants --explore`).
+    public var stopAt: (@Sendable (ExploreFailureKey) -> Bool)?
 
-    public init(seed: UInt64 = 1, runs: Int = 1_000, jobs: Int = 1, shard: ExploreShard? = nil, timeBudget: Double? = nil) {
+    public init(seed: UInt64 = 1, runs: Int = 1_000, jobs: Int = 1, shard: ExploreShard? = nil, timeBudget: Double? = nil,
+                stopAt: (@Sendable (ExploreFailureKey) -> Bool)? = nil) {
         self.seed = seed
         self.runs = runs
         self.jobs = jobs
         self.shard = shard
         self.timeBudget = timeBudget
+        self.stopAt = stopAt
     }
 }
 
@@ -83,15 +88,20 @@ public struct Explorer: Sendable {
         let runs = Array(shard.runs(upTo: options.runs))
         let state = Mutex(Tally())
         let next = Atomic<Int>(0)
+        // The position of the lowest run that showed a failure `stopAt` accepts: no later run starts.
+        let stop = Atomic<Int>(Int.max)
         let started = now()
         DispatchQueue.concurrentPerform(iterations: max(1, min(options.jobs, runs.count))) { _ in
             while RunInterruption.requested == nil {
                 if let budget = options.timeBudget, now() - started >= budget { return }
                 let position = next.add(1, ordering: .relaxed).oldValue
-                guard position < runs.count else { return }
+                guard position < runs.count, position < stop.load(ordering: .relaxed) else { return }
                 let run = ExploreRunID(seed: options.seed, run: runs[position])
                 let outcome = play(run)
                 let (done, new) = state.withLock { $0.record(run, outcome) }
+                if let stopAt = options.stopAt, ExploreFailureKey.of(outcome).contains(where: stopAt) {
+                    stop.min(position, ordering: .relaxed)
+                }
                 progress(done, run, new)
             }
         }

@@ -64,6 +64,8 @@ public enum Oracles {
         EveryCommandAnsweredOnce(),
         EndedAccountLeavesNoPreferences(),
         RetryableRefreshBacksOff(),
+        SignOutEndsPendingRequests(),
+        OfflineRevocationRetried(),
     ]
 
     /// Every invariant some oracle checks, for `lint`.

@@ -9,7 +9,7 @@ import SpecModel
 enum MutantsCommand: Command {
     static let name = "mutants"
     static let summary = "Run the suite against every known-bad variant and print the kill matrix and score."
-    static let usage = "session-conformance mutants [--list] [--variant NAME]... [--jobs N] [--seed N] [--spec-root DIR] [--verbose]"
+    static let usage = "session-conformance mutants [--list] [--variant NAME]... [--jobs N] [--seed N] [--explore RUNS] [--spec-root DIR] [--verbose]"
     static let discussion = """
         Plays every acceptance case against each known-bad client, in-process: the reference (SessionKit) with
         exactly one defect each, and ports of the naive iOS, Android and Flutter code of the platform guide
@@ -20,12 +20,18 @@ enum MutantsCommand: Command {
         The score is killed / total. Exit 0 only when the control passes, every variant is killed, and every
         variant fails at least its expected requirements. --list prints the variants, their kind and defect,
         and runs nothing; --variant NAME takes a name from it.
+
+        --explore RUNS adds a column: the first generated run of 'session-conformance explore' (seed 1, or
+        --seed) in which an oracle charges a finding to one of the variant's expected requirements, searching
+        at most RUNS runs (docs/exploration.md). Then the exit is 0 only if every variant is also found so.
         """
     static let options = [
         OptionSpec(name: "variant", kind: .value(placeholder: "NAME"), help: "Run only this variant (repeatable)."),
         OptionSpec(name: "jobs", kind: .value(placeholder: "N"), help: "Cases run in parallel within each run (default 1)."),
         OptionSpec(name: "seed", kind: .value(placeholder: "N"), help: "The world's seed (default 1)."),
         OptionSpec(name: "spec-root", kind: .value(placeholder: "DIR"), help: "The spec folder (default Specs, else the Specs beside the executable)."),
+        OptionSpec(name: "explore", kind: .value(placeholder: "RUNS"),
+                   help: "Also search generated runs for each variant, at most RUNS of them (the explore column)."),
         OptionSpec(name: "verbose", kind: .flag, help: "Also print each finding of each variant."),
         OptionSpec(name: "list", kind: .flag, help: "List the variants and their defects, and run nothing."),
     ]
@@ -35,6 +41,8 @@ enum MutantsCommand: Command {
         let mutant: Mutant
         let failed: Set<String>
         let result: RunResult
+        /// With `--explore`: the first generated run an oracle of an expected requirement failed, or nil.
+        var explored: ExploreFinding?
 
         var killed: Bool { !failed.isEmpty }
         var killedBy: [String] { mutant.expected.filter(failed.contains) }
@@ -60,6 +68,8 @@ enum MutantsCommand: Command {
         let jobs = try number(arguments, "jobs", default: 1)
         guard jobs >= 1 else { throw UsageError("--jobs must be at least 1") }
         let seed = try number(arguments, "seed", default: 1)
+        let exploreRuns = try arguments.value("explore").map { _ in try number(arguments, "explore", default: 0) }
+        if let exploreRuns, exploreRuns < 1 { throw UsageError("--explore must be at least 1") }
         let names = arguments.values["variant"] ?? []
         var mutants = MutantRegistry.all
         if !names.isEmpty {
@@ -87,9 +97,16 @@ enum MutantsCommand: Command {
         let controlFailures = failedRequirements(control)
         let controlPasses = controlFailures.isEmpty && control.mustRequirementsPass
             && control.outcomes.allSatisfy { $0.status == .pass || $0.status == .skipped }
+        let machine = exploreRuns == nil ? nil : lint.bundle.stateMachine
         let rows = mutants.map { mutant in
             let result = suite(mutant.name, mutant.make)
-            return Row(mutant: mutant, failed: failedRequirements(result), result: result)
+            var row = Row(mutant: mutant, failed: failedRequirements(result), result: result)
+            if let exploreRuns, let machine {
+                if console.isTerminal { console.err("\r\u{1B}[K\(mutant.name): exploring") }
+                row.explored = (try? Explorer(machine: machine, launcher: InProcessLauncher(description: mutant.name, make: mutant.make)))?
+                    .first(failing: mutant.expected, ExploreOptions(seed: UInt64(seed), runs: exploreRuns, jobs: jobs))
+            }
+            return row
         }
         if console.isTerminal { console.err("\r\u{1B}[K") }
 
@@ -97,7 +114,7 @@ enum MutantsCommand: Command {
             ? "control: the unmodified reference passes every case and every requirement"
             : "control: the unmodified reference FAILS \(controlFailures.sorted().joined(separator: ", ")); the matrix below means nothing until it passes",
                      ""]
-        lines += matrix(rows)
+        lines += matrix(rows, explored: exploreRuns != nil)
         let killed = rows.filter(\.killed).count
         let percent = rows.isEmpty ? 0 : Int((Double(killed) / Double(rows.count) * 100).rounded(.down))
         lines.append("")
@@ -106,6 +123,10 @@ enum MutantsCommand: Command {
             lines.append("not failing their expected requirements: " + short.map {
                 "\($0.mutant.name) (survives on \(Set($0.mutant.expected).subtracting($0.failed).sorted().joined(separator: ", ")))"
             }.joined(separator: "; "))
+        }
+        let unexplored = exploreRuns == nil ? [] : rows.filter { $0.explored == nil }
+        if let exploreRuns, !unexplored.isEmpty {
+            lines.append("not found by \(exploreRuns) generated runs: " + unexplored.map(\.mutant.name).joined(separator: ", "))
         }
         let errored = rows.filter { !$0.errored.isEmpty }
         if !errored.isEmpty {
@@ -125,7 +146,7 @@ enum MutantsCommand: Command {
             for row in rows { lines += ["", "\(row.mutant.name):"] + findings(row.result) }
         }
         console.out(lines.joined(separator: "\n") + "\n")
-        return controlPasses && killed == rows.count && short.isEmpty ? .success : .conformanceFailure
+        return controlPasses && killed == rows.count && short.isEmpty && unexplored.isEmpty ? .success : .conformanceFailure
     }
 
     /// Requirements the run charged a finding to: `fail` for MUST, `warn` for SHOULD and MAY.
@@ -133,16 +154,18 @@ enum MutantsCommand: Command {
         Set(result.requirements.filter { $0.status == .fail || $0.status == .warn }.map(\.id))
     }
 
-    static func matrix(_ rows: [Row]) -> [String] {
+    static func matrix(_ rows: [Row], explored: Bool = false) -> [String] {
         let nameWidth = max(8, rows.map(\.mutant.name.count).max() ?? 0) + 2
         func column(_ text: String, _ width: Int) -> String { text.padding(toLength: max(width, text.count + 1), withPad: " ", startingAt: 0) }
         var lines = [column("variant", nameWidth) + column("kind", 8) + column("killed", 8) + column("expected", 10)
+            + (explored ? column("explore", 11) : "")
             + "killed by (expected requirements failed) | also failed"]
         for row in rows {
             let documented = row.mutant.documentedFailures
             let others = row.others.map { documented.contains($0) ? $0 : $0 + "!" }
             lines.append(column(row.mutant.name, nameWidth) + column(row.mutant.kind.rawValue, 8)
                 + column(row.killed ? "yes" : "NO", 8) + column(row.expectedMet ? "yes" : "NO", 10)
+                + (explored ? column(row.explored.map { "run \($0.run.run)" } ?? "NO", 11) : "")
                 + (row.killedBy.isEmpty ? "-" : row.killedBy.joined(separator: ", "))
                 + (others.isEmpty ? "" : " | " + others.joined(separator: ", ")))
         }
