@@ -21,10 +21,14 @@ public struct Mutant: Sendable {
     /// Every other requirement the run fails, with why: the documented superset. A kill matrix run fails
     /// exactly `expected` plus these.
     public let alsoFails: [(id: String, why: String)]
+    /// For a variant exploration found while every hand-written case passed it: the IDs of the cases its
+    /// failures were shrunk to, committed in Specs/cases/explored.yaml (the only cases that kill it).
+    public let shrunkCases: [String]
     private let factory: @Sendable () -> any InProcessClient
 
     init(name: String, kind: Kind, defect: String, violates: String, expected: [String],
-         alsoFails: [(id: String, why: String)] = [], make: @escaping @Sendable () -> any InProcessClient) {
+         alsoFails: [(id: String, why: String)] = [], shrunkCases: [String] = [], make: @escaping @Sendable () -> any InProcessClient) {
+        self.shrunkCases = shrunkCases
         self.name = name
         self.kind = kind
         self.defect = defect

@@ -94,6 +94,26 @@ extension MutantRegistry {
         sessionKit(.endToldBeforeDurable,
                    "a session end is told (signedOut) before it reaches storage, with no durable note: a kill in between or a failed clear brings the ended session back after a restart",
                    violates: "000: On an explicit sign-out, block new authenticated requests and clear sensitive local state immediately",
-                   expected: ["SIGNOUT-BLOCK-AND-CLEAR"]),
+                   expected: ["SIGNOUT-BLOCK-AND-CLEAR"],
+                   alsoFails: [
+                       ("CACHE-CLEAR-ON-SWITCH", "with no durable note of the end, a switch killed after its first write is never finished by the next launch, so the previous account's cached content stays on the device"),
+                   ]),
+        // The four below were certified by every case until the oracles were sharpened (docs/exploration.md).
+        sessionKit(.lockedReadWipesSession,
+                   "a launch that met locked secure storage wipes the stored session once storage opens, and signs out",
+                   violates: "001: a background task refreshing while the phone is locked can't read or write them",
+                   expected: ["STORAGE-LOCKED-NOT-SIGNOUT"]),
+        sessionKit(.interruptedEndKeepsCache,
+                   "finishing at launch a session end a killed process left unfinished keeps the ended session's cached content",
+                   violates: "000: On an explicit sign-out, block new authenticated requests and clear sensitive local state immediately",
+                   expected: ["SIGNOUT-BLOCK-AND-CLEAR", "CACHE-CLEAR-ON-SWITCH"]),
+        sessionKit(.pacedUnlimitedRetries,
+                   "a request refused again after its retry waits half a second, then refreshes and retries again, without limit",
+                   violates: "001: retry each original request once with the new access token",
+                   expected: ["REFRESH-RETRY-ONCE"]),
+        sessionKit(.switchEndNotDurable,
+                   "an account switch ends the previous session with no durable note (sign-out writes one): a switch killed after its first write is never finished, and a failed clear and a kill bring the ended session back",
+                   violates: "000: If A signs out and B signs in immediately, A's late API responses and refresh result must be rejected by a session-generation check",
+                   expected: ["CACHE-CLEAR-ON-SWITCH"]),
     ]
 }

@@ -48,8 +48,12 @@ struct RequestRetriedAtMostOnce: Oracle {
             guard case .received(.sleep(_, let seconds)) = event.kind, seconds > 0 else { return nil }
             return (event.instance, event.number)
         }
+        // A backoff after a failure that may pass (5xx, timeout, offline) starts a new attempt of the request; a
+        // pause after a 401 does not, or a client could retry without limit by waiting a moment each time. The
+        // launch's validation (`GET /me`) is the exception: restoring retries it with backoff, one refresh each time.
         func backedOff(_ first: TraceIndex.Exchange, _ second: TraceIndex.Exchange) -> Bool {
-            sleeps.contains { $0.instance == first.instance && $0.event > first.event && $0.event < second.event }
+            guard first.status != 401 || first.endpoint == .profile else { return false }
+            return sleeps.contains { $0.instance == first.instance && $0.event > first.event && $0.event < second.event }
         }
         let byCause = Dictionary(grouping: api) { "\($0.instance)/\($0.cause!) \($0.request.method) \($0.request.path)" }
         for key in byCause.keys.sorted() {

@@ -8,7 +8,7 @@ import SimulatedWorld
 /// The session a session end ended: the tokens of the family (one sign-in's tokens) of the last token the
 /// ending process sent or received before the end, as far as they were issued by then. A token of that family
 /// delivered after the end is a late result: the stale-refresh oracle's to judge.
-private func endedTokens(_ end: TraceIndex.Transition, _ context: OracleContext) -> (family: Int, tokens: Set<String>)? {
+func endedTokens(_ end: TraceIndex.Transition, _ context: OracleContext) -> (family: Int, tokens: Set<String>)? {
     var family: Int?
     var seen: [String] = []
     for exchange in context.index.exchanges where exchange.event < end.event {
@@ -120,8 +120,8 @@ struct EveryCommandAnsweredOnce: Oracle {
 }
 
 /// Nothing of an ended session's account survives the end in preferences (its cache, its identity) once the
-/// process that ended it has settled. A process killed in the middle of the end is judged by the durability
-/// oracle instead: what an interrupted cache clear leaves is partitioned by account (CACHE-PARTITION-BY-ACCOUNT).
+/// last process has settled, unless the account signed in again since. An end told by a process killed before
+/// it cleared everything is finished by a later launch (the reference's session-end marker).
 struct EndedAccountLeavesNoPreferences: Oracle {
     let id = "ended-account-leaves-no-preferences"
     let invariants: [String] = []
@@ -138,14 +138,20 @@ struct EndedAccountLeavesNoPreferences: Oracle {
         let current = transitions.last.flatMap { ["authenticated", "refreshing"].contains($0.message.to) ? accountOf(before: .max, transitions) : nil }
         var findings: [Finding] = []
         var judged: Set<String> = []
-        for end in transitions where sessionEndingTransitions.contains(end.message.transition ?? "") {
-            guard let account = accountOf(before: end.event, transitions), account != current,
-                  !judged.contains(account), let world = WorldAccount.withID(account) else { continue }
+        // Every end, in whichever process it was told: a process killed before it cleared what the end left is
+        // followed by launches that must finish the clear, as the last one settled, once it could read secure
+        // storage (a device locked since boot keeps an interrupted end from being finished).
+        let lastCouldRead = index.storageReads.contains {
+            if case .value? = $0.value.reply { $0.instance == lastInstance } else { false }
+        }
+        for end in index.transitions where sessionEndingTransitions.contains(end.message.transition ?? "")
+            && (end.instance == lastInstance || lastCouldRead) {
+            let own = index.transitions.filter { $0.instance == end.instance }
+            guard let account = accountOf(before: end.event, own), account != current,
+                  !judged.contains(account), let world = WorldAccount.withID(account),
+                  !index.transitions.contains(where: { $0.event > end.event && $0.message.account == account }) else { continue }
             judged.insert(account)
-            let kept = context.world.storage.preferences.keys.sorted().filter { key in
-                let value = context.world.storage.preferences[key] ?? ""
-                return [world.id, world.email].contains { key.contains($0) || value.contains($0) }
-            }
+            let kept = keptPreferences(of: world, context)
             guard !kept.isEmpty else { continue }
             let requirement = switch end.message.transition ?? "" {
             case "account-switch", "switch-during-refresh": "CACHE-CLEAR-ON-SWITCH"
@@ -157,7 +163,35 @@ struct EndedAccountLeavesNoPreferences: Oracle {
                 "\(world.name)'s session ended at '\(end.message.transition!)', yet preferences still hold \(kept.prefix(3).map { "'\($0)'" }.joined(separator: ", "))",
                 [end.event]))
         }
+        // A session no process told ended, yet gone: a process killed inside the sign-out or switch that ended it,
+        // before telling it, then a launch that found (or made) no session. With no credential of the account left
+        // on the device, nothing else of it may stay.
+        guard lastCouldRead else { return findings }
+        let held = Set(context.world.storage.secure.values.flatMap { context.world.vault.contained(in: $0.value).map(\.account) })
+        var signedIn: [String] = []
+        for transition in index.transitions { if let account = transition.message.account, !signedIn.contains(account) { signedIn.append(account) } }
+        for account in signedIn where account != current && !judged.contains(account) && !held.contains(account) {
+            guard let world = WorldAccount.withID(account),
+                  let last = index.transitions.last(where: { $0.message.account == account }) else { continue }
+            let kept = keptPreferences(of: world, context)
+            guard !kept.isEmpty else { continue }
+            // Only the end the user asked for is judged here; a session lost another way is other oracles' to judge.
+            guard let ending = index.commands.last(where: {
+                $0.instance == last.instance && $0.event > last.event && [.signOut, .switchAccount].contains($0.value.kind)
+            }) else { continue }
+            findings.append(context.finding(
+                [ending.value.kind == .switchAccount ? "CACHE-CLEAR-ON-SWITCH" : "SIGNOUT-BLOCK-AND-CLEAR"], id,
+                "\(world.name)'s session is gone after the \(ending.value.kind == .switchAccount ? "switch" : "sign-out") its process died in (no credential of it is left on the device), yet preferences still hold \(kept.prefix(3).map { "'\($0)'" }.joined(separator: ", "))",
+                [ending.event]))
+        }
         return findings
+    }
+
+    private func keptPreferences(of world: WorldAccount, _ context: OracleContext) -> [String] {
+        context.world.storage.preferences.keys.sorted().filter { key in
+            let value = context.world.storage.preferences[key] ?? ""
+            return [world.id, world.email].contains { key.contains($0) || value.contains($0) }
+        }
     }
 
     /// The account of the last session established before `event`, by its transitions.
@@ -168,7 +202,8 @@ struct EndedAccountLeavesNoPreferences: Oracle {
 
 /// Backoff: after a refresh failed for a retryable reason (timeout, 5xx, offline, lost), the same refresh token
 /// is not sent again at the same virtual time unless something happened meanwhile (a command, a signal such as
-/// online or foreground), and during an outage at most `attemptsPerMinute` attempts of it fall in any minute.
+/// online or foreground), during an outage at most `attemptsPerMinute` attempts of it fall in any minute, and the
+/// waits between its first attempts grow.
 struct RetryableRefreshBacksOff: Oracle {
     let id = "retryable-refresh-backs-off"
     let invariants: [String] = []
@@ -214,8 +249,44 @@ struct RetryableRefreshBacksOff: Oracle {
                     window.map(\.event)))
                 break
             }
+            if let flat = flatStart(sends, index, time) {
+                let gaps = zip(flat, flat.dropFirst()).map { time($1.event) - time($0.event) }
+                findings.append(context.finding(
+                    requirements, id,
+                    "the waits between the first \(flat.count) attempts of one refresh in an outage did not grow (\(gaps.map { "\(Self.seconds($0)) s" }.joined(separator: ", "))): a backoff lengthens them",
+                    flat.map(\.event)))
+            }
         }
         return findings
+    }
+
+    /// The first `growthAttempts` sends of an outage (each after a retryable failure of the one before, with no
+    /// command in between) when their waits did not grow: the longest of the last two is under
+    /// `growthFactor` times the shortest of the first two. Only the start of an outage is judged: a capped
+    /// backoff is flat once it reaches its cap. Exponential backoff with up to half of each wait as jitter always
+    /// grows by this rule; with full jitter it can look flat in about one outage in a hundred.
+    private func flatStart(_ sends: [TraceIndex.Exchange], _ index: TraceIndex, _ time: (Int) -> Double) -> [TraceIndex.Exchange]? {
+        var run: [TraceIndex.Exchange] = []
+        for send in sends {
+            if let previous = run.last, !(Self.retryable(previous) && !index.commands.contains {
+                $0.instance == send.instance && $0.event > previous.event && $0.event < send.event
+            }) {
+                run = []
+            }
+            run.append(send)
+            guard run.count == Self.growthAttempts else { continue }
+            let gaps = zip(run, run.dropFirst()).map { time($1.event) - time($0.event) }
+            if gaps.suffix(2).max()! < Self.growthFactor * gaps.prefix(2).min()! { return run }
+        }
+        return nil
+    }
+
+    /// Five attempts: four waits, the first two compared with the last two.
+    static let growthAttempts = 5
+    static let growthFactor = 1.5
+
+    private static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String((value * 100).rounded() / 100)
     }
 
     static func retryable(_ exchange: TraceIndex.Exchange) -> Bool {

@@ -167,8 +167,10 @@ struct OnlyExplicitRejectionSignsOut: Oracle {
                 }
                 let reads = index.storageReads.filter { $0.instance == end.instance && $0.event > windowStart && $0.event < end.event }
                 // A locked read explains the end only while the client never read the store since: once a read
-                // succeeded, the client knows what the store holds (a restore that finds no session may end).
+                // succeeded, the client knows what the store holds, and a restore that finds no live session may end.
+                // A read that found a session nobody ended (a token of a family no earlier end ended) excuses nothing.
                 let lastRead = reads.last { if case .error? = $0.value.reply { return false } else { return $0.value.reply != nil } }
+                    .flatMap { read in Self.foundLiveSession(read, context) ? nil : read }
                 let locked = reads.filter { read in
                     guard case .error(let info)? = read.value.reply, info.code == "locked" else { return false }
                     return lastRead.map { read.event > $0.event } ?? true
@@ -185,6 +187,17 @@ struct OnlyExplicitRejectionSignsOut: Oracle {
             }
         }
         return findings
+    }
+
+    /// Whether a successful read returned a token of a session that no session end before it ended.
+    static func foundLiveSession(_ read: TraceIndex.Located<(key: String, reply: ReplyBody?)>, _ context: OracleContext) -> Bool {
+        guard case .value(let value?)? = read.value.reply else { return false }
+        let families = Set(context.world.vault.contained(in: value).map(\.family))
+        guard !families.isEmpty else { return false }
+        let ended = Set(context.index.transitions.filter {
+            $0.event < read.event && sessionEndingTransitions.contains($0.message.transition ?? "")
+        }.compactMap { endedTokens($0, context)?.family })
+        return !families.isSubset(of: ended)
     }
 }
 

@@ -75,7 +75,9 @@ extension SessionClient {
                 logger.log(.notice, "refresh.retries-exhausted", ["operation": String(operationID), "failureClass": failure.rawValue])
                 return
             }
-            await pause(.refresh(operationID), for: backoffDelay(configuration.refreshBackoff, failures: failures))
+            // DEFECT fixed-interval-backoff: every retry waits the same 6 s, however long the outage lasts.
+            let delay = defects.contains(.fixedIntervalBackoff) ? .seconds(6) : backoffDelay(configuration.refreshBackoff, failures: failures)
+            await pause(.refresh(operationID), for: delay)
         }
     }
 

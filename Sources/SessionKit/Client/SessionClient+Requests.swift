@@ -34,7 +34,9 @@ extension SessionClient {
             case .unauthorized:
                 guard machine.isCurrent(ticket) else { throw staleResponse(resource) }
                 // DEFECT unlimited-retries: a request refused again after its retry refreshes and retries again.
-                guard !retried || defects.contains(.unlimitedRetries) else {
+                // DEFECT paced-unlimited-retries: the same, after waiting a moment first.
+                if retried, defects.contains(.pacedUnlimitedRetries) { try? await environment.clock.sleep(for: .milliseconds(500)) }
+                guard !retried || defects.contains(.unlimitedRetries) || defects.contains(.pacedUnlimitedRetries) else {
                     logger.log(.notice, "request.unauthorized-after-retry", ["resource": resource])
                     throw SessionError(.unauthorized, context: "refused again after one retry with a fresh token")
                 }

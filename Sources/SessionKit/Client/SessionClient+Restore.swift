@@ -28,7 +28,14 @@ extension SessionClient {
         var failures = 0
         while machine.isRestoring(generation) {
             do {
-                return try await vault.load()
+                let record = try await vault.load()
+                // DEFECT locked-read-wipes-session: storage that was locked is distrusted once it opens: the
+                // stored session is wiped and launch ends signed out.
+                if failures > 0, defects.contains(.lockedReadWipesSession), let stored = record.active {
+                    _ = await vault.commit(.endSession(sessionID: stored.sessionID, account: stored.account, revoke: nil), ifGeneration: nil)
+                    return SessionRecord()
+                }
+                return record
             } catch {
                 // DEFECT sign-out-on-locked-storage: a read that fails (the device is locked) is taken as "no
                 // token", so launch ends signed out.
@@ -64,6 +71,11 @@ extension SessionClient {
                 case .stale:
                     return
                 case .failed(let storageFailure):
+                    // DEFECT restore-uses-unstored-pair: the pair that could not be stored is used all the same.
+                    if defects.contains(.restoreUsesUnstoredPair) {
+                        (stored, credentials, unpersisted) = (pendingSession, pendingCredentials, nil)
+                        continue
+                    }
                     failure = storageFailure
                 }
             } else {
@@ -78,7 +90,9 @@ extension SessionClient {
                         await finish(ended)
                     }
                     return
-                case .unauthorized where refreshedThisAttempt:
+                // DEFECT restore-refreshes-again-at-once: without this case a fresh token refused again is
+                // refreshed again at once, for as long as the server refuses it.
+                case .unauthorized where refreshedThisAttempt && !defects.contains(.restoreRefreshesAgainAtOnce):
                     failure = .unexpectedResponse
                 case .unauthorized:
                     logger.log(.info, "restore.refresh", ["account": stored.account.rawValue])

@@ -15,7 +15,8 @@ extension SessionClient {
     public func switchAccount(email: String, password: String) async throws(SessionError) -> AccountProfile {
         try validateInput(email: email, password: password)
         let (ended, ticket) = try machine.beginAccountSwitch().get()
-        await finish(ended)
+        // DEFECT switch-end-not-durable: the switch's end writes no session-end marker.
+        await finish(ended, noted: !defects.contains(.switchEndNotDurable))
         for transition in ticket.transitions { emit(transition) }
         return try await completeSignIn(ticket, email: email, password: password)
     }
@@ -57,7 +58,13 @@ extension SessionClient {
         let session = StoredSession(sessionID: makeSessionID(), account: account, accessToken: credentials.accessToken, refreshToken: credentials.refreshToken)
         switch await vault.commit(.setActive(session), ifGeneration: generation) {
         case .committed:
-            break
+            // DEFECT sign-in-drops-revocation-queue: the new session's record is written from scratch; the refresh
+            // tokens of ended sessions still waiting to be revoked are lost with the old one.
+            if defects.contains(.signInDropsRevocationQueue), let record = try? await vault.load() {
+                for pending in record.pendingRevocations {
+                    _ = await vault.commit(.removeRevocation(id: pending.id), ifGeneration: nil)
+                }
+            }
         case .stale:
             throw SessionError(.sessionChanged, context: "sign-in superseded")
         case .failed(let failure):

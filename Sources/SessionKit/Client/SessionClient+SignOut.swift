@@ -19,7 +19,7 @@ extension SessionClient {
     /// then the secure-storage record; a process killed before the marker lands restarts in the session as it
     /// was, one killed after it finishes the end at the next launch (`runRestore`), never restores the ended
     /// session.
-    func finish(_ ended: EndedSession, cancellingInFlight: Bool = true) async {
+    func finish(_ ended: EndedSession, cancellingInFlight: Bool = true, noted: Bool = true) async {
         // DEFECT end-told-before-durable: the end is told at once, and only then written, with no marker; a kill
         // before the write lands (or a failed write) brings the ended session back at the next launch.
         let toldFirst = defects.contains(.endToldBeforeDurable)
@@ -29,7 +29,7 @@ extension SessionClient {
         wakeAll()
         var durable = true
         if let sessionID = ended.sessionID, let account = ended.account {
-            let marked = toldFirst ? false
+            let marked = toldFirst || !noted ? false
                 : await SessionEndMarker(sessionID: sessionID, account: account, revoke: ended.revoke != nil).write(environment.preferences)
             let end = VaultMutation.endSession(sessionID: sessionID, account: account, revoke: ended.revoke)
             var result = await vault.commit(end, ifGeneration: nil)
@@ -74,14 +74,17 @@ extension SessionClient {
             let mutation = VaultMutation.endSession(sessionID: stored.sessionID, account: stored.account, revoke: marker.revoke ? stored.refreshToken : nil)
             mutation.apply(to: &record)
             if case .failed(let failure) = await vault.commit(mutation, ifGeneration: nil) {
-                // Still not durable: the marker stays, and this launch does not restore the session either.
+                // Still not durable: the marker stays, and this launch does not restore the session either. Its cache
+                // goes now all the same (the vault applies the end with its next write that succeeds).
                 logger.log(.warning, "storage.clear-failed", ["failureClass": failure.rawValue])
+                if !defects.contains(.interruptedEndKeepsCache) { await cache.clear(account: marker.account) }
                 return record
             }
         }
         // The ended session's cache goes with it, as in `finish`: a later session of the same account must not
         // show it while restoring (000: nothing private before the session is validated).
-        await cache.clear(account: marker.account)
+        // DEFECT interrupted-end-keeps-cache: the credentials go, the ended session's cache stays.
+        if !defects.contains(.interruptedEndKeepsCache) { await cache.clear(account: marker.account) }
         await SessionEndMarker.clear(environment.preferences)
         return record
     }

@@ -47,7 +47,8 @@ public actor SessionClient {
             accessibility: accessibility,
             generations: generations,
             logger: logger,
-            endsFinished: { [preferences = environment.preferences] in await SessionEndMarker.clear(preferences) }
+            endsFinished: { [preferences = environment.preferences] in await SessionEndMarker.clear(preferences) },
+            forgetsFailedEnds: defects.contains(.failedEndForgotten)
         )
         self.configuration = configuration
         self.environment = environment

@@ -48,4 +48,30 @@ package enum SessionKitDefect: String, Sendable, Hashable, CaseIterable {
     case endToldBeforeDurable = "end-told-before-durable"
     /// Any cached resource is shown while restoring, not only what the declared offline policy allows.
     case cacheShownWhileRestoring = "cache-shown-while-restoring"
+
+    // Found by exploration (docs/exploration.md): every hand-written case of the time passed each of these.
+
+    /// A session end whose secure-storage write failed is forgotten: the next write of the record (a refresh,
+    /// a sign-in, revocation bookkeeping) writes the ended session back.
+    case failedEndForgotten = "failed-end-forgotten"
+    /// Restoring, a fresh access token refused by `GET /me` is answered by refreshing again at once, as often as
+    /// it is refused, instead of once per attempt.
+    case restoreRefreshesAgainAtOnce = "restore-refreshes-again-at-once"
+    /// A refresh that failed for a retryable reason is retried at a fixed interval (6 s) that never grows.
+    case fixedIntervalBackoff = "fixed-interval-backoff"
+    /// A launch that met locked secure storage distrusts what it reads once storage opens: it wipes the stored
+    /// session and signs out.
+    case lockedReadWipesSession = "locked-read-wipes-session"
+    /// Finishing at launch a session end a killed process left unfinished drops the credentials but keeps the
+    /// ended session's cached content.
+    case interruptedEndKeepsCache = "interrupted-end-keeps-cache"
+    /// A request refused again after its retry waits a moment and then refreshes and retries again, without limit.
+    case pacedUnlimitedRetries = "paced-unlimited-retries"
+    /// An account switch ends the previous session with no durable note of the end (sign-out keeps writing
+    /// one): when the clear fails and the process dies, the next launch restores the session the switch ended.
+    case switchEndNotDurable = "switch-end-not-durable"
+    /// A sign-in writes a fresh record: the revocations of ended sessions still queued (offline) are dropped.
+    case signInDropsRevocationQueue = "sign-in-drops-revocation-queue"
+    /// Restoring, when the refreshed pair cannot be stored, the session is validated with it all the same.
+    case restoreUsesUnstoredPair = "restore-uses-unstored-pair"
 }
