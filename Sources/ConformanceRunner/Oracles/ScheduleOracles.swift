@@ -122,6 +122,9 @@ struct EveryCommandAnsweredOnce: Oracle {
 /// Nothing of an ended session's account survives the end in preferences (its cache, its identity) once the
 /// process that ended it has settled. A process killed in the middle of the end is judged by the durability
 /// oracle instead: what an interrupted cache clear leaves is partitioned by account (CACHE-PARTITION-BY-ACCOUNT).
+/// So is an account whose leftovers include a key the world refused to delete after the end (`storageFault:
+/// preferencesWriteFailure`): the client could not finish the clear, and what it keeps for a later one (the
+/// rest of the cache, its index, a note for the next launch) is partitioned the same way.
 struct EndedAccountLeavesNoPreferences: Oracle {
     let id = "ended-account-leaves-no-preferences"
     let invariants: [String] = []
@@ -146,7 +149,7 @@ struct EndedAccountLeavesNoPreferences: Oracle {
                 let value = context.world.storage.preferences[key] ?? ""
                 return [world.id, world.email].contains { key.contains($0) || value.contains($0) }
             }
-            guard !kept.isEmpty else { continue }
+            guard !kept.isEmpty, !Self.deleteRefused(of: Set(kept), after: end.event, instance: lastInstance, context) else { continue }
             let requirement = switch end.message.transition ?? "" {
             case "account-switch", "switch-during-refresh": "CACHE-CLEAR-ON-SWITCH"
             case "refresh-rejected", "restore-failed": "REFRESH-REJECTION-ONE-TRANSITION"
@@ -158,6 +161,23 @@ struct EndedAccountLeavesNoPreferences: Oracle {
                 [end.event]))
         }
         return findings
+    }
+
+    /// Whether the world answered a preferences `delete` of one of `keys`, sent by `instance` after `event`,
+    /// with an error.
+    static func deleteRefused(of keys: Set<String>, after event: Int, instance: Int, _ context: OracleContext) -> Bool {
+        var deletes: Set<String> = []
+        for (offset, traced) in context.trace.events.enumerated() where offset + 1 > event && traced.instance == instance {
+            switch traced.kind {
+            case .received(.preferences(let id, .delete, let key, _)) where keys.contains(key):
+                deletes.insert(id)
+            case .sent(.reply(let id, .error)) where deletes.contains(id):
+                return true
+            default:
+                break
+            }
+        }
+        return false
     }
 
     /// The account of the last session established before `event`, by its transitions.
