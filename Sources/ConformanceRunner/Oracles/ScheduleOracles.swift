@@ -122,10 +122,10 @@ struct EveryCommandAnsweredOnce: Oracle {
 /// Nothing of an ended session's account survives the end in preferences (its cache, its identity) once the
 /// process that ended it has settled. A process killed in the middle of the end is judged by the durability
 /// oracle instead: what an interrupted cache clear leaves is partitioned by account (CACHE-PARTITION-BY-ACCOUNT).
-/// So is an account for which the world refused a preferences change after the end, of a key or value that
-/// names the account (`storageFault: preferencesWriteFailure`): the client could not finish the clear, and what
-/// it keeps for a later one (the rest of the cache, its index, a note for the next launch) is partitioned the
-/// same way.
+/// So is an account for which the world refused a preferences change after the end, of a key that still holds
+/// the account's data or a key or value that names the account (`storageFault: preferencesWriteFailure`): the
+/// client could not finish the clear, and what it keeps for a later one (the rest of the cache, its index, a
+/// note for the next launch) is partitioned the same way.
 struct EndedAccountLeavesNoPreferences: Oracle {
     let id = "ended-account-leaves-no-preferences"
     let invariants: [String] = []
@@ -150,7 +150,8 @@ struct EndedAccountLeavesNoPreferences: Oracle {
                 let value = context.world.storage.preferences[key] ?? ""
                 return [world.id, world.email].contains { key.contains($0) || value.contains($0) }
             }
-            guard !kept.isEmpty, !Self.changeRefused(naming: [world.id, world.email], after: end.event, instance: lastInstance, context)
+            guard !kept.isEmpty,
+                  !Self.changeRefused(of: Set(kept), naming: [world.id, world.email], after: end.event, instance: lastInstance, context)
             else { continue }
             let requirement = switch end.message.transition ?? "" {
             case "account-switch", "switch-during-refresh": "CACHE-CLEAR-ON-SWITCH"
@@ -166,13 +167,15 @@ struct EndedAccountLeavesNoPreferences: Oracle {
     }
 
     /// Whether the world answered with an error a preferences change (`set` or `delete`) sent by `instance` after
-    /// `event`, whose key or value contains one of `names`.
-    static func changeRefused(naming names: [String], after event: Int, instance: Int, _ context: OracleContext) -> Bool {
+    /// `event`: of one of `keys` (what preferences still hold of the account), or whose key or value contains one
+    /// of `names`.
+    static func changeRefused(of keys: Set<String>, naming names: [String], after event: Int, instance: Int,
+                              _ context: OracleContext) -> Bool {
         var changes: Set<String> = []
         for (offset, traced) in context.trace.events.enumerated() where offset + 1 > event && traced.instance == instance {
             switch traced.kind {
             case .received(.preferences(let id, let operation, let key, let value)) where operation != .get:
-                if names.contains(where: { key.contains($0) || (value ?? "").contains($0) }) { changes.insert(id) }
+                if keys.contains(key) || names.contains(where: { key.contains($0) || (value ?? "").contains($0) }) { changes.insert(id) }
             case .sent(.reply(let id, .error)) where changes.contains(id):
                 return true
             default:
