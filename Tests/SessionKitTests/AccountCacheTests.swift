@@ -105,6 +105,29 @@ struct RefusedCacheClearTests {
         #expect(world.preferences.contents["session/ending"] == nil)
     }
 
+    @Test("An end that finished while only another account's clear is owed leaves a marker naming that account alone")
+    func markerOfAFinishedEndNamesOnlyTheOwedAccount() async throws {
+        let world = TestWorld.standard()
+        let process = try await world.signedInProcess(Self.offlineInbox)
+        _ = try await process.client.fetch("inbox")
+        world.preferences.failNext(.remove, count: 1)
+        _ = try await process.client.switchAccount(email: Fixture.bob.email, password: Fixture.bob.password)
+        _ = try await process.client.fetch("inbox")
+        // B's end succeeds in full; the retry of A's clear at it is refused again.
+        world.preferences.failNext(.remove, count: 1)
+        _ = try await process.client.switchAccount(email: Fixture.alice.email, password: Fixture.alice.password)
+
+        #expect(world.preferences.contents.keys.filter { $0.hasPrefix("cache/acct-B/") }.isEmpty)
+        let marker = try #require(world.preferences.contents["session/ending"].map { String(decoding: $0, as: UTF8.self) })
+        #expect(marker.contains("acct-A") && !marker.contains("acct-B") && !marker.contains("sessionID"), "\(marker)")
+
+        world.kill(process)
+        let next = world.startProcess(configuration: Self.offlineInbox)
+        #expect(await next.client.launch().account == Fixture.alice.id)
+        #expect(Self.aliceKeys(world).isEmpty)
+        #expect(world.preferences.contents["session/ending"] == nil)
+    }
+
     @Test("A failed end applied by a later write keeps the marker while A's cache clear is still owed")
     func vaultFinishingAnEndKeepsTheMarkerWhileAClearIsOwed() async throws {
         let world = TestWorld.standard()

@@ -58,13 +58,18 @@ extension SessionClient {
             cacheCleared = await cache.clear(account: account)
         }
         // The marker goes once the record and the cache are gone; a failed clear leaves it for the next launch,
-        // written again when its own write was refused or the caches still owed changed.
+        // written again when its own write was refused or what it must name changed. Once this end is durable and
+        // only other accounts' caches are owed, it names those alone: nothing of the ended account is left.
         if var marker, !toldFirst {
+            let owed = await cache.owed
             if durable && cacheCleared {
                 await SessionEndMarker.clear(environment.preferences)
             } else {
-                let uncleared = Self.uncleared(await cache.owed, besides: marker.account)
-                if !marked || uncleared != marker.uncleared {
+                if durable, !owed.contains(marker.account), let first = owed.min() {
+                    marker = SessionEndMarker(sessionID: nil, account: first, revoke: false, uncleared: nil)
+                }
+                let uncleared = Self.uncleared(owed, besides: marker.account)
+                if !marked || uncleared != marker.uncleared || marker.sessionID == nil {
                     marker.uncleared = uncleared
                     let rewritten = await marker.write(environment.preferences)
                     logger.log(.warning, "session-end.marker-kept", ["rewritten": String(rewritten), "cacheCleared": String(cacheCleared)])

@@ -9,7 +9,9 @@ import Foundation
 struct SessionEndMarker: Codable, Sendable, Hashable {
     static let key = "session/ending"
 
-    var sessionID: String
+    /// The ended session; nil once its end is durable and only cache clears are owed (then `account` is the
+    /// first account owed one).
+    var sessionID: String?
     var account: AccountID
     /// Whether the ended session's refresh token is to be revoked remotely (not after a server rejection).
     var revoke: Bool
