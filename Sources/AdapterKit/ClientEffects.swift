@@ -65,12 +65,15 @@ public final class ClientEffects: Sendable {
         return nil
     }
 
-    public func preferenceSet(_ key: String, _ value: String) async {
-        _ = await bridge.request { .preferences(id: $0, operation: .set, key: key, value: value) }
+    /// A preferences change: done, or the error the runner answered (`writeFailed`: nothing was written).
+    @discardableResult
+    public func preferenceSet(_ key: String, _ value: String) async -> Result<Void, StorageFailure> {
+        Self.preferenceDone(await bridge.request { .preferences(id: $0, operation: .set, key: key, value: value) })
     }
 
-    public func preferenceDelete(_ key: String) async {
-        _ = await bridge.request { .preferences(id: $0, operation: .delete, key: key, value: nil) }
+    @discardableResult
+    public func preferenceDelete(_ key: String) async -> Result<Void, StorageFailure> {
+        Self.preferenceDone(await bridge.request { .preferences(id: $0, operation: .delete, key: key, value: nil) })
     }
 
     /// Waits on the runner's virtual clock; throws `CancellationError` when the task is cancelled.
@@ -86,6 +89,13 @@ public final class ClientEffects: Sendable {
     public func show(_ event: UIEvent) { bridge.emit(.ui(event)) }
     public func transition(_ event: TransitionEvent) { bridge.emit(.transition(event)) }
 
+    /// Only an `error` reply fails a preferences change; a wait cancelled after the change was sent counts as
+    /// done, as the runner applies a change when it receives it.
+    private static func preferenceDone(_ reply: ReplyBody?) -> Result<Void, StorageFailure> {
+        if case .error(let info)? = reply { return .failure(StorageFailure(info: info)) }
+        return .success(())
+    }
+
     private static func done(_ reply: ReplyBody?) -> Result<Void, StorageFailure> {
         switch reply {
         case .done?, .value?: return .success(())
@@ -95,7 +105,7 @@ public final class ClientEffects: Sendable {
     }
 }
 
-/// A secure-storage operation the runner refused, such as `locked`.
+/// A storage operation the runner refused: `locked` (secure storage), `writeFailed` (secure storage or preferences).
 public struct StorageFailure: Error, Sendable {
     public let info: ErrorInfo
     public var isLocked: Bool { info.code == "locked" }

@@ -62,11 +62,15 @@ struct BridgedPreferences: PreferencesStorage {
     }
 
     func setValue(_ data: Data, for key: String) async throws(PreferencesError) {
-        await effects.preferenceSet(key, String(decoding: data, as: UTF8.self))
+        if case .failure(let failure) = await effects.preferenceSet(key, String(decoding: data, as: UTF8.self)) {
+            throw PreferencesError(context: "set '\(key)': \(failure.info.code)")
+        }
     }
 
     func removeValue(for key: String) async throws(PreferencesError) {
-        await effects.preferenceDelete(key)
+        if case .failure(let failure) = await effects.preferenceDelete(key) {
+            throw PreferencesError(context: "delete '\(key)': \(failure.info.code)")
+        }
     }
 }
 

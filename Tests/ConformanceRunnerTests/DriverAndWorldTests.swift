@@ -307,6 +307,21 @@ struct DriverAndWorldTests {
         #expect(Harness.verdict("REFRESH-SINGLE-FLIGHT", in: declared)?.status == .pass)
     }
 
+    @Test("a preferences fault refuses exactly the next N preferences changes and leaves secure storage alone")
+    func preferencesFaultCountsPreferencesChangesOnly() {
+        var world = World(seed: 1)
+        world.addStorageFault(.preferencesWriteFailure, times: 2)
+        let secureFirst = world.takeStorageWriteFailure()
+        let preferences = [world.takePreferencesWriteFailure(), world.takePreferencesWriteFailure(), world.takePreferencesWriteFailure()]
+        world.addStorageFault(.writeFailure, times: 1)
+        let preferencesAfterSecureFault = world.takePreferencesWriteFailure()
+        let secureAfterSecureFault = world.takeStorageWriteFailure()
+        #expect(!secureFirst)
+        #expect(preferences == [true, true, false])
+        #expect(!preferencesAfterSecureFault)
+        #expect(secureAfterSecureFault)
+    }
+
     // MARK: Process death
 
     @Test("a kill before the storage write discards it: the relaunched client finds no session")

@@ -184,6 +184,37 @@ struct EndedAccountLeavesNoPreferencesTests {
         killed.kill()
         #expect(try killed.findings(EndedAccountLeavesNoPreferences()).isEmpty)
     }
+
+    /// After the sign-out, the client sends a preferences change of `key`, answered with `reply`.
+    static func signedOut(changing key: String, _ operation: StorageOperation, reply: ReplyBody) -> CraftedTrace {
+        var crafted = signedOut(keeping: "cache/acct-alice/news")
+        crafted.add(.received(.preferences(id: "p1", operation: operation, key: key, value: operation == .set ? "{}" : nil)))
+        crafted.add(.sent(.reply(id: "p1", reply)))
+        return crafted
+    }
+
+    static let refused = ReplyBody.error(ProtocolErrorCode.writeFailed.info("the preferences write failed"))
+
+    @Test("leftovers of an account whose removal the world refused after the end (preferencesWriteFailure) raise no finding")
+    func refusedRemovalPasses() throws {
+        #expect(try Self.signedOut(changing: "cache/acct-alice/news", .delete, reply: Self.refused)
+            .findings(EndedAccountLeavesNoPreferences()).isEmpty)
+        #expect(try Self.signedOut(changing: "cache/acct-alice/.index", .delete, reply: Self.refused)
+            .findings(EndedAccountLeavesNoPreferences()).isEmpty)
+        // A note naming the account, kept because its removal was refused: the key itself names nobody.
+        var note = Self.signedOut(changing: "session/ending", .delete, reply: Self.refused)
+        _ = note.world.storage.preference(.set, key: "session/ending", value: #"{"account":"acct-alice"}"#)
+        _ = note.world.storage.preference(.delete, key: "cache/acct-alice/news", value: nil)
+        #expect(try note.findings(EndedAccountLeavesNoPreferences()).isEmpty)
+    }
+
+    @Test("a refused change of another account's key, or a change that succeeded, excuses nothing")
+    func otherRefusalsStillFail() throws {
+        for crafted in [Self.signedOut(changing: "cache/acct-bob/news", .delete, reply: Self.refused),
+                        Self.signedOut(changing: "cache/acct-alice/news", .delete, reply: .done)] {
+            #expect(try crafted.findings(EndedAccountLeavesNoPreferences()).map(\.requirements) == [["SIGNOUT-BLOCK-AND-CLEAR"]])
+        }
+    }
 }
 
 @Suite("oracle: retryable-refresh-backs-off")

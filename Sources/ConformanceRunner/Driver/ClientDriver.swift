@@ -315,6 +315,11 @@ final class ClientDriver {
                 }
                 return false
             }
+            if operation != .get, world.takePreferencesWriteFailure() {
+                note("preferences \(operation.rawValue) of '\(key)' failed (storageFault preferencesWriteFailure)")
+                try send(.reply(id: id, .error(ProtocolErrorCode.writeFailed.info("the preferences write failed"))))
+                return true
+            }
             try sendStorageReply(id, world.storage.preference(operation, key: key, value: value))
             return true
         case .sleep(let id, let seconds):

@@ -65,8 +65,11 @@ struct ScenarioGenerator {
         case 14: if running { add("barrier") }
         case 15: releaseOne()
         case 16:
-            // The secure store refuses the next writes (a full disk, a keystore error), then works again.
-            add("storageFault", [("kind", pick(StorageFaultKind.allCases.map(\.rawValue))), ("times", pick(["1", "1", "2"]))])
+            // The secure store refuses the next writes (a full disk, a keystore error), then works again; one time in
+            // three it is the preferences (where the cache lives), up to three changes: an end's note and a cache clear.
+            let kind: StorageFaultKind = pick([.writeFailure, .writeFailure, .preferencesWriteFailure])
+            let times = pick(kind == .writeFailure ? ["1", "1", "2"] : ["1", "2", "3"])
+            add("storageFault", [("kind", kind.rawValue), ("times", times)])
             if chance(50) { pick([true, false]) ? request() : signOutOrSwitch(signOut: true) }
         default: race()
         }

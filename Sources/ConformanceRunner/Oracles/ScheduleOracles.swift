@@ -121,7 +121,11 @@ struct EveryCommandAnsweredOnce: Oracle {
 
 /// Nothing of an ended session's account survives the end in preferences (its cache, its identity) once the
 /// last process has settled, unless the account signed in again since. An end told by a process killed before
-/// it cleared everything is finished by a later launch (the reference's session-end marker).
+/// it cleared everything is finished by a later launch (the reference's session-end marker). An account for
+/// which the world refused a preferences change after the end, of a key that still holds the account's data or
+/// a key or value that names the account (`storageFault: preferencesWriteFailure`), is excused: the client could
+/// not finish the clear, and what it keeps for a later one (the rest of the cache, its index, a note for the next
+/// launch) is partitioned by account (CACHE-PARTITION-BY-ACCOUNT).
 struct EndedAccountLeavesNoPreferences: Oracle {
     let id = "ended-account-leaves-no-preferences"
     let invariants: [String] = []
@@ -152,7 +156,9 @@ struct EndedAccountLeavesNoPreferences: Oracle {
                   !index.transitions.contains(where: { $0.event > end.event && $0.message.account == account }) else { continue }
             judged.insert(account)
             let kept = keptPreferences(of: world, context)
-            guard !kept.isEmpty else { continue }
+            guard !kept.isEmpty,
+                  !Self.changeRefused(of: Set(kept), naming: [world.id, world.email], after: end.event, instance: lastInstance, context)
+            else { continue }
             let requirement = switch end.message.transition ?? "" {
             case "account-switch", "switch-during-refresh": "CACHE-CLEAR-ON-SWITCH"
             case "refresh-rejected", "restore-failed": "REFRESH-REJECTION-ONE-TRANSITION"
@@ -174,7 +180,9 @@ struct EndedAccountLeavesNoPreferences: Oracle {
             guard let world = WorldAccount.withID(account),
                   let last = index.transitions.last(where: { $0.message.account == account }) else { continue }
             let kept = keptPreferences(of: world, context)
-            guard !kept.isEmpty else { continue }
+            guard !kept.isEmpty,
+                  !Self.changeRefused(of: Set(kept), naming: [world.id, world.email], after: last.event, instance: lastInstance, context)
+            else { continue }
             // Only the end the user asked for is judged here; a session lost another way is other oracles' to judge.
             guard let ending = index.commands.last(where: {
                 $0.instance == last.instance && $0.event > last.event && [.signOut, .switchAccount].contains($0.value.kind)
@@ -192,6 +200,25 @@ struct EndedAccountLeavesNoPreferences: Oracle {
             let value = context.world.storage.preferences[key] ?? ""
             return [world.id, world.email].contains { key.contains($0) || value.contains($0) }
         }
+    }
+
+    /// Whether the world answered with an error a preferences change (`set` or `delete`) sent by `instance` after
+    /// `event`: of one of `keys` (what preferences still hold of the account), or whose key or value contains one
+    /// of `names`.
+    static func changeRefused(of keys: Set<String>, naming names: [String], after event: Int, instance: Int,
+                              _ context: OracleContext) -> Bool {
+        var changes: Set<String> = []
+        for (offset, traced) in context.trace.events.enumerated() where offset + 1 > event && traced.instance == instance {
+            switch traced.kind {
+            case .received(.preferences(let id, let operation, let key, let value)) where operation != .get:
+                if keys.contains(key) || names.contains(where: { key.contains($0) || (value ?? "").contains($0) }) { changes.insert(id) }
+            case .sent(.reply(let id, .error)) where changes.contains(id):
+                return true
+            default:
+                break
+            }
+        }
+        return false
     }
 
     /// The account of the last session established before `event`, by its transitions.

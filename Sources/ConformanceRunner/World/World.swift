@@ -52,10 +52,13 @@ public struct World: Sendable {
 
     /// Secure-storage changes still to fail (`storageFault: { kind: writeFailure }`).
     private(set) var storageWriteFailures = 0
+    /// Preferences changes still to fail (`storageFault: { kind: preferencesWriteFailure }`).
+    private(set) var preferencesWriteFailures = 0
 
     mutating func addStorageFault(_ kind: StorageFaultKind, times: Int) {
         switch kind {
         case .writeFailure: storageWriteFailures += times
+        case .preferencesWriteFailure: preferencesWriteFailures += times
         }
     }
 
@@ -63,6 +66,13 @@ public struct World: Sendable {
     mutating func takeStorageWriteFailure() -> Bool {
         guard storageWriteFailures > 0 else { return false }
         storageWriteFailures -= 1
+        return true
+    }
+
+    /// Whether the next preferences change fails, using up one planned failure if so.
+    mutating func takePreferencesWriteFailure() -> Bool {
+        guard preferencesWriteFailures > 0 else { return false }
+        preferencesWriteFailures -= 1
         return true
     }
 

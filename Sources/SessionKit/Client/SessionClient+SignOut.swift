@@ -28,9 +28,14 @@ extension SessionClient {
         let cancelled = ended.waiters.count + (cancellingInFlight ? cancelStaleInFlight(current: ended.snapshot.generation) : 0)
         wakeAll()
         var durable = true
+        var marker: SessionEndMarker?
+        var marked = false
         if let sessionID = ended.sessionID, let account = ended.account {
-            let marked = toldFirst || !noted ? false
-                : await SessionEndMarker(sessionID: sessionID, account: account, revoke: ended.revoke != nil).write(environment.preferences)
+            let written = SessionEndMarker(sessionID: sessionID, account: account, revoke: ended.revoke != nil,
+                                           uncleared: Self.uncleared(await cache.owed, besides: account))
+            // DEFECT switch-end-not-durable: (`noted` false) the switch's end writes no marker, now or later.
+            marker = noted ? written : nil
+            marked = toldFirst || !noted ? false : await written.write(environment.preferences)
             let end = VaultMutation.endSession(sessionID: sessionID, account: account, revoke: ended.revoke)
             var result = await vault.commit(end, ifGeneration: nil)
             // A write that failed for another reason than the lock state may be transient: try once more now.
@@ -49,12 +54,28 @@ extension SessionClient {
         if let account = ended.account {
             environment.ui.present(.contentCleared(account: account))
         }
+        var cacheCleared = true
         if let account = ended.account {
-            await cache.clear(account: account)
+            cacheCleared = await cache.clear(account: account)
         }
-        // The marker goes once the record and the cache are gone; a failed clear leaves it for the next launch.
-        if ended.sessionID != nil, ended.account != nil, durable, !toldFirst {
-            await SessionEndMarker.clear(environment.preferences)
+        // The marker goes once the record and the cache are gone; a failed clear leaves it for the next launch,
+        // written again when its own write was refused or what it must name changed. Once this end is durable and
+        // only other accounts' caches are owed, it names those alone: nothing of the ended account is left.
+        if var marker, !toldFirst {
+            let owed = await cache.owed
+            if durable && cacheCleared {
+                await SessionEndMarker.clear(environment.preferences)
+            } else {
+                if durable, !owed.contains(marker.account), let first = owed.min() {
+                    marker = SessionEndMarker(sessionID: nil, account: first, revoke: false, uncleared: nil)
+                }
+                let uncleared = Self.uncleared(owed, besides: marker.account)
+                if !marked || uncleared != marker.uncleared || marker.sessionID == nil {
+                    marker.uncleared = uncleared
+                    let rewritten = await marker.write(environment.preferences)
+                    logger.log(.warning, "session-end.marker-kept", ["rewritten": String(rewritten), "cacheCleared": String(cacheCleared)])
+                }
+            }
         }
         if let prompt = ended.prompt {
             environment.ui.present(.signInPromptShown(reason: prompt))
@@ -77,15 +98,32 @@ extension SessionClient {
                 // Still not durable: the marker stays, and this launch does not restore the session either. Its cache
                 // goes now all the same (the vault applies the end with its next write that succeeds).
                 logger.log(.warning, "storage.clear-failed", ["failureClass": failure.rawValue])
-                if !defects.contains(.interruptedEndKeepsCache) { await cache.clear(account: marker.account) }
+                if !defects.contains(.interruptedEndKeepsCache) {
+                    for account in marker.accountsToClear { _ = await cache.clear(account: account) }
+                }
                 return record
             }
         }
         // The ended session's cache goes with it, as in `finish`: a later session of the same account must not
-        // show it while restoring (000: nothing private before the session is validated).
+        // show it while restoring (000: nothing private before the session is validated). So do the caches an
+        // earlier refused clear still owed. A clear refused again keeps the marker for the next launch.
+        var cleared = true
         // DEFECT interrupted-end-keeps-cache: the credentials go, the ended session's cache stays.
-        if !defects.contains(.interruptedEndKeepsCache) { await cache.clear(account: marker.account) }
-        await SessionEndMarker.clear(environment.preferences)
+        if !defects.contains(.interruptedEndKeepsCache) {
+            // Each clear retries every one still owed, so the last one says whether any is.
+            for account in marker.accountsToClear { cleared = await cache.clear(account: account) }
+        }
+        if cleared {
+            await SessionEndMarker.clear(environment.preferences)
+        } else {
+            logger.log(.warning, "session-end.marker-kept", ["cacheCleared": "false"])
+        }
         return record
+    }
+
+    /// The accounts other than `account` whose cache clear is owed, in order; nil when there are none.
+    static func uncleared(_ owed: Set<AccountID>, besides account: AccountID) -> [AccountID]? {
+        let others = owed.subtracting([account]).sorted()
+        return others.isEmpty ? nil : others
     }
 }

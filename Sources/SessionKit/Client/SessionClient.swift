@@ -41,13 +41,20 @@ public actor SessionClient {
         // DEFECT when-unlocked-tokens: the tokens get the Keychain default class, which a background
         // refresh on a locked device can neither read nor write.
         let accessibility = defects.contains(.whenUnlockedTokens) ? .whenUnlocked : configuration.credentialAccessibility
+        let cache = AccountContentCache(
+            preferences: environment.preferences, generations: generations, logger: logger,
+            keyedByPathOnly: defects.contains(.cacheKeyedByPath)
+        )
+        // The ended sessions' records are gone; the marker goes too unless a cache clear is still owed.
         let vault = CredentialVault(
             storage: environment.secureStorage,
             key: configuration.credentialStorageKey,
             accessibility: accessibility,
             generations: generations,
             logger: logger,
-            endsFinished: { [preferences = environment.preferences] in await SessionEndMarker.clear(preferences) },
+            endsFinished: { [preferences = environment.preferences] in
+                if await cache.clearOwed() { await SessionEndMarker.clear(preferences) }
+            },
             forgetsFailedEnds: defects.contains(.failedEndForgotten)
         )
         self.configuration = configuration
@@ -55,10 +62,7 @@ public actor SessionClient {
         self.logger = logger
         self.api = api
         self.vault = vault
-        self.cache = AccountContentCache(
-            preferences: environment.preferences, generations: generations, logger: logger,
-            keyedByPathOnly: defects.contains(.cacheKeyedByPath)
-        )
+        self.cache = cache
         self.revocations = RevocationWorker(
             api: api, vault: vault, clock: environment.clock, random: environment.random,
             policy: configuration.revocationBackoff, logger: logger, taskExecutor: environment.taskExecutor,

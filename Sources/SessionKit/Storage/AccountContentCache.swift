@@ -2,7 +2,7 @@ import Foundation
 
 /// The business-data cache, persisted in preferences and keyed by account ID and resource, never by
 /// path alone. Writes are tagged with a generation and dropped once it is stale; clearing an account
-/// removes every entry it listed.
+/// removes every entry it listed, and a clear that preferences refused is owed until a later one succeeds.
 actor AccountContentCache {
     private enum IndexState {
         case unknown
@@ -60,25 +60,70 @@ actor AccountContentCache {
         }
     }
 
-    /// The cached body of `resource` for `account`, if any.
+    /// The cached body of `resource` for `account`, if any. Nothing while a clear of the account is owed: what
+    /// is left belongs to a session that ended.
     func lookup(resource: String, account: AccountID) async -> Data? {
         await lock.acquire()
         defer { lock.release() }
-        guard await loadIndex(account).contains(resource) else { return nil }
+        guard !owed.contains(account), await loadIndex(account).contains(resource) else { return nil }
         return try? await preferences.value(for: entryKey(account, resource))
     }
 
-    /// Removes every cached entry of `account`.
-    func clear(account: AccountID) async {
+    /// Accounts whose clear failed (preferences refused a removal): their entries stay hidden and the clear is
+    /// owed. The client keeps its session-end marker, which names them, so the next launch finishes it.
+    private(set) var owed: Set<AccountID> = []
+
+    /// Removes every cached entry of `account`, and retries every clear still owed. Returns whether every
+    /// removal succeeded, so that nothing is owed any more.
+    func clear(account: AccountID) async -> Bool {
         await lock.acquire()
         defer { lock.release() }
-        let index = await loadIndex(account)
-        for resource in index.sorted() {
-            try? await preferences.removeValue(for: entryKey(account, resource))
+        owed.insert(account)
+        return await retryOwed()
+    }
+
+    /// Retries every clear still owed; returns whether nothing is owed any more.
+    func clearOwed() async -> Bool {
+        await lock.acquire()
+        defer { lock.release() }
+        return await retryOwed()
+    }
+
+    private func retryOwed() async -> Bool {
+        for owing in owed.sorted() where await removeEntries(of: owing) {
+            owed.remove(owing)
         }
-        try? await preferences.removeValue(for: indexKey(account))
-        indexes[account] = .loaded([])
-        logger.log(.info, "cache.cleared", ["account": account.rawValue, "entries": String(index.count)])
+        return owed.isEmpty
+    }
+
+    /// Removes the account's entries, then its index. An entry that could not be removed keeps the index, so
+    /// a later clear still finds it: never data that no index lists.
+    private func removeEntries(of account: AccountID) async -> Bool {
+        let index = await loadIndex(account)
+        var kept: Set<String> = []
+        for resource in index.sorted() {
+            do {
+                try await preferences.removeValue(for: entryKey(account, resource))
+            } catch {
+                kept.insert(resource)
+            }
+        }
+        var cleared = kept.isEmpty
+        if cleared {
+            do {
+                try await preferences.removeValue(for: indexKey(account))
+            } catch {
+                cleared = false
+            }
+        }
+        // What the stored index still lists: everything, unless it is gone.
+        indexes[account] = .loaded(cleared ? [] : index)
+        if cleared {
+            logger.log(.info, "cache.cleared", ["account": account.rawValue, "entries": String(index.count)])
+        } else {
+            logger.log(.warning, "cache.clear-failed", ["account": account.rawValue, "entries": String(index.count), "kept": String(kept.count)])
+        }
+        return cleared
     }
 
     private func loadIndex(_ account: AccountID) async -> Set<String> {

@@ -4,14 +4,23 @@ import Foundation
 /// ended, deleted once its secure-storage record and account cache are gone. A process killed in between
 /// (or a secure-storage write that failed) leaves the note, and the next launch finishes the end instead of
 /// restoring the ended session (000: sign-out clears sensitive local state "immediately", and a restart must
-/// not bring it back). It names the session and account, never a token.
+/// not bring it back). A cache clear that preferences refused keeps it too (written again if its own write
+/// was refused), and the next launch finishes the clear. It names the session and accounts, never a token.
 struct SessionEndMarker: Codable, Sendable, Hashable {
     static let key = "session/ending"
 
-    var sessionID: String
+    /// The ended session; nil once its end is durable and only cache clears are owed (then `account` is the
+    /// first account owed one).
+    var sessionID: String?
     var account: AccountID
     /// Whether the ended session's refresh token is to be revoked remotely (not after a server rejection).
     var revoke: Bool
+    /// Other accounts whose cache clear is still owed (an earlier clear that preferences refused); absent
+    /// when there are none.
+    var uncleared: [AccountID]?
+
+    /// Every account whose cache the next launch must clear.
+    var accountsToClear: [AccountID] { [account] + (uncleared ?? []).filter { $0 != account } }
 
     static func read(_ preferences: any PreferencesStorage) async -> SessionEndMarker? {
         guard let data = try? await preferences.value(for: key) else { return nil }

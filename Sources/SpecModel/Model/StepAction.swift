@@ -35,11 +35,14 @@ public enum FaultKind: String, Sendable, Hashable, CaseIterable {
     case lost
 }
 
-/// A fault of the device's secure storage, for `storageFault`.
+/// A fault of the device's storage, for `storageFault`.
 public enum StorageFaultKind: String, Sendable, Hashable, CaseIterable {
     /// The next secure-storage changes (`set` or `delete`) fail with the `writeFailed` error: nothing is written
     /// or deleted. Not a locked device: reads still work and the failure says nothing about the lock state.
     case writeFailure
+    /// The next preferences changes (`set` or `delete`: the app's plain storage, where caches and notes live)
+    /// fail with the `writeFailed` error: nothing is written or deleted; reads still work.
+    case preferencesWriteFailure
 }
 
 /// Settings of the simulated auth server.
@@ -118,7 +121,7 @@ public enum StepAction: Sendable {
     case advance(seconds: Double)
     case skewClock(seconds: Double)
     case fault(path: String, kind: FaultKind, times: Int)
-    /// The device's secure storage fails its next `times` changes.
+    /// The device's secure storage (or, by `kind`, its preferences) fails its next `times` changes.
     case storageFault(kind: StorageFaultKind, times: Int)
     case hold(path: String)
     case release(path: String)
