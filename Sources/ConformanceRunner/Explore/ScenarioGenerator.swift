@@ -105,9 +105,11 @@ struct ScenarioGenerator {
             add("advance", [("seconds", pick(["31", "61", "600"]))])
             add("request", [("resource", pick(Self.resources)), ("count", pick(["3", "5", "8"]))])
         case 3:
-            // Cached content of one account, asked for by the next while offline.
+            // Cached content of one account, asked for by the next while offline; sometimes the clear of the first
+            // account's cache is refused (what a cache partitioned by account keeps from the next one).
             let resource = pick(["news", "news", "inbox"])
             add("request", [("resource", resource), ("count", "1")])
+            if chance(40) { add("storageFault", [("kind", StorageFaultKind.preferencesWriteFailure.rawValue), ("times", "2")]) }
             signIn("switchAccount")
             add("offline")
             add("request", [("resource", resource), ("count", "1")])

@@ -40,7 +40,8 @@ struct EndedSessionNeverResurrected: Oracle {
         var findings: [Finding] = []
         var reported: Set<Int> = []
         for end in index.transitions where sessionEndingTransitions.contains(end.message.transition ?? "") {
-            guard let (family, tokens) = endedTokens(end, context), !reported.contains(family) else { continue }
+            guard let (family, tokens) = endedTokens(end, context), !reported.contains(family),
+                  !Self.storageRefusedEveryChange(after: end, context) else { continue }
             let revival = index.exchanges.first { exchange in
                 guard exchange.instance > end.instance, exchange.endpoint != .revoke else { return false }
                 return [exchange.request.bearerToken, exchange.presentedRefreshToken].contains { $0.map(tokens.contains) == true }
@@ -54,6 +55,32 @@ struct EndedSessionNeverResurrected: Oracle {
                 [end.event, revival.event]))
         }
         return findings
+    }
+}
+
+extension EndedSessionNeverResurrected {
+    /// Whether the device refused every storage change (secure or preferences) the ending process sent from the
+    /// transition before the end until it died: refused by a `storageFault`, or discarded by the kill. No client
+    /// can make an end last on such a device.
+    static func storageRefusedEveryChange(after end: TraceIndex.Transition, _ context: OracleContext) -> Bool {
+        guard context.index.kills.contains(where: { $0.instance == end.instance }) else { return false }
+        let since = context.index.transitions.last { $0.instance == end.instance && $0.event < end.event }?.event ?? 0
+        var changes: Set<String> = []
+        var refused: Set<String> = []
+        for event in context.trace.events where event.instance == end.instance && event.number > since {
+            switch event.kind {
+            case .received(.storage(let id, let operation, _, _, _)) where operation != .get,
+                 .received(.preferences(let id, let operation, _, _)) where operation != .get:
+                changes.insert(id)
+            case .sent(.reply(let id, .error)) where changes.contains(id):
+                refused.insert(id)
+            case .writeDiscarded(let id):
+                refused.insert(id)
+            default:
+                break
+            }
+        }
+        return !changes.isEmpty && changes.isSubset(of: refused)
     }
 }
 
@@ -157,7 +184,7 @@ struct EndedAccountLeavesNoPreferences: Oracle {
             judged.insert(account)
             let kept = keptPreferences(of: world, context)
             guard !kept.isEmpty,
-                  !Self.changeRefused(of: Set(kept), naming: [world.id, world.email], after: end.event, instance: lastInstance, context)
+                  !Self.changeRefused(of: Set(kept), naming: [world.id, world.email], after: end.event, context)
             else { continue }
             let requirement = switch end.message.transition ?? "" {
             case "account-switch", "switch-during-refresh": "CACHE-CLEAR-ON-SWITCH"
@@ -181,7 +208,7 @@ struct EndedAccountLeavesNoPreferences: Oracle {
                   let last = index.transitions.last(where: { $0.message.account == account }) else { continue }
             let kept = keptPreferences(of: world, context)
             guard !kept.isEmpty,
-                  !Self.changeRefused(of: Set(kept), naming: [world.id, world.email], after: last.event, instance: lastInstance, context)
+                  !Self.changeRefused(of: Set(kept), naming: [world.id, world.email], after: last.event, context)
             else { continue }
             // Only the end the user asked for is judged here; a session lost another way is other oracles' to judge.
             guard let ending = index.commands.last(where: {
@@ -202,17 +229,20 @@ struct EndedAccountLeavesNoPreferences: Oracle {
         }
     }
 
-    /// Whether the world answered with an error a preferences change (`set` or `delete`) sent by `instance` after
-    /// `event`: of one of `keys` (what preferences still hold of the account), or whose key or value contains one
-    /// of `names`.
-    static func changeRefused(of keys: Set<String>, naming names: [String], after event: Int, instance: Int,
+    /// Whether the world answered with an error a preferences change (`set` or `delete`) sent after `event`, by
+    /// the process that ended the session or a later one: of one of `keys` (what preferences still hold of the
+    /// account), or whose key or value contains one of `names`. A note refused by a process that then died is lost
+    /// with it, and nothing tells the next launch to finish the clear.
+    static func changeRefused(of keys: Set<String>, naming names: [String], after event: Int,
                               _ context: OracleContext) -> Bool {
         var changes: Set<String> = []
-        for (offset, traced) in context.trace.events.enumerated() where offset + 1 > event && traced.instance == instance {
+        for (offset, traced) in context.trace.events.enumerated() where offset + 1 > event {
             switch traced.kind {
             case .received(.preferences(let id, let operation, let key, let value)) where operation != .get:
-                if keys.contains(key) || names.contains(where: { key.contains($0) || (value ?? "").contains($0) }) { changes.insert(id) }
-            case .sent(.reply(let id, .error)) where changes.contains(id):
+                if keys.contains(key) || names.contains(where: { key.contains($0) || (value ?? "").contains($0) }) {
+                    changes.insert("\(traced.instance)/\(id)")
+                }
+            case .sent(.reply(let id, .error)) where changes.contains("\(traced.instance)/\(id)"):
                 return true
             default:
                 break

@@ -21,8 +21,11 @@ struct NoRequestWithEndedSessionToken: Oracle {
         let index = context.index
         for end in index.transitions where sessionEndingTransitions.contains(end.message.transition ?? "") {
             let ended = Set(index.exchanges.filter { ($0.replyEvent ?? .max) < end.event }.compactMap(\.issuedAccessToken))
+            // In a later process, an end the device refused to store at all is excused (the durability oracle's rule).
+            let refusedEverything = EndedSessionNeverResurrected.storageRefusedEveryChange(after: end, context)
             if let reuse = index.exchanges.first(where: {
                 $0.event > end.event && $0.request.bearerToken.map(ended.contains) == true
+                    && !(refusedEverything && $0.instance > end.instance)
             }) {
                 findings.append(context.finding(
                     [Self.requirement(endedBy: end.message.transition)], id,
@@ -194,8 +197,10 @@ struct OnlyExplicitRejectionSignsOut: Oracle {
         guard case .value(let value?)? = read.value.reply else { return false }
         let families = Set(context.world.vault.contained(in: value).map(\.family))
         guard !families.isEmpty else { return false }
+        // A sign-in that failed or was cancelled after the server issued its tokens gave that session up too.
+        let givenUp = sessionEndingTransitions.union(["sign-in-failed", "sign-in-cancelled"])
         let ended = Set(context.index.transitions.filter {
-            $0.event < read.event && sessionEndingTransitions.contains($0.message.transition ?? "")
+            $0.event < read.event && givenUp.contains($0.message.transition ?? "")
         }.compactMap { endedTokens($0, context)?.family })
         return !families.isSubset(of: ended)
     }
