@@ -152,7 +152,10 @@ final class ClientDriver {
             loopbackPort = bridge.port
             loopback = bridge
         }
-        try send(.welcome(seed: seed, clock: world.deviceClock, httpBaseURL: loopback?.baseURL,
+        // Each process gets a seed of its own, as a real one gets fresh randomness: a client that draws
+        // identifiers from it must not draw the same ones again after a restart.
+        let processSeed = instance == 1 ? seed : SeededRandom.derive(seed, "process \(instance)")
+        try send(.welcome(seed: processSeed, clock: world.deviceClock, httpBaseURL: loopback?.baseURL,
                           world: world.profile.welcomeDescription))
     }
 

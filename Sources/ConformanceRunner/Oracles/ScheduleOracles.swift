@@ -60,11 +60,13 @@ struct EndedSessionNeverResurrected: Oracle {
 
 extension EndedSessionNeverResurrected {
     /// Whether the device refused every storage change (secure or preferences) the ending process sent from the
-    /// transition before the end until it died: refused by a `storageFault`, or discarded by the kill. No client
+    /// command that ended the session until it died: refused by a `storageFault`, or discarded by the kill. No client
     /// can make an end last on such a device.
     static func storageRefusedEveryChange(after end: TraceIndex.Transition, _ context: OracleContext) -> Bool {
         guard context.index.kills.contains(where: { $0.instance == end.instance }) else { return false }
-        let since = context.index.transitions.last { $0.instance == end.instance && $0.event < end.event }?.event ?? 0
+        // From the command that ended the session (or the transition before the end, if later).
+        let since = max(context.index.transitions.last { $0.instance == end.instance && $0.event < end.event }?.event ?? 0,
+                        context.index.commands.last { $0.instance == end.instance && $0.event < end.event }?.event ?? 0)
         var changes: Set<String> = []
         var refused: Set<String> = []
         for event in context.trace.events where event.instance == end.instance && event.number > since {
