@@ -95,5 +95,9 @@ extension MutantRegistry {
                    "a session end is told (signedOut) before it reaches storage, with no durable note: a kill in between or a failed clear brings the ended session back after a restart",
                    violates: "000: On an explicit sign-out, block new authenticated requests and clear sensitive local state immediately",
                    expected: ["SIGNOUT-BLOCK-AND-CLEAR"]),
+        sessionKit(.noRequestDeadline,
+                   "no per-request deadline: a refresh the server never answers keeps every request waiting for it, forever",
+                   violates: "001: Timeouts, 5xx and offline are retryable; keep the session and back off",
+                   expected: ["REFRESH-RETRYABLE-BACKOFF"]),
     ]
 }

@@ -64,6 +64,7 @@ public enum Oracles {
         EveryCommandAnsweredOnce(),
         EndedAccountLeavesNoPreferences(),
         RetryableRefreshBacksOff(),
+        NoCommandBlockedByAnUnansweredRefresh(),
     ]
 
     /// Every invariant some oracle checks, for `lint`.

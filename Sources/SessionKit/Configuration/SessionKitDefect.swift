@@ -48,4 +48,7 @@ package enum SessionKitDefect: String, Sendable, Hashable, CaseIterable {
     case endToldBeforeDurable = "end-told-before-durable"
     /// Any cached resource is shown while restoring, not only what the declared offline policy allows.
     case cacheShownWhileRestoring = "cache-shown-while-restoring"
+    /// No per-request deadline: a request the server never answers leaves its callers, and every request
+    /// waiting for the refresh it belongs to, waiting forever.
+    case noRequestDeadline = "no-request-deadline"
 }
