@@ -97,7 +97,8 @@ struct ExploreTests {
 
     @Test("a known-bad variant is found by its oracle, shrunk to at most 10 steps, and the case file reproduces it",
           arguments: [("refresh-per-request", "REFRESH-SINGLE-FLIGHT"), ("token-in-log", "LOG-NO-TOKEN-VALUES"),
-                      ("sign-out-on-any-refresh-failure", "REFRESH-ONLY-REJECTION-SIGNS-OUT")])
+                      ("sign-out-on-any-refresh-failure", "REFRESH-ONLY-REJECTION-SIGNS-OUT"),
+                      ("no-request-deadline", "REFRESH-RETRYABLE-BACKOFF")])
     func variantFoundAndShrunk(_ name: String, _ requirement: String) throws {
         let mutant = try Self.variant(name)
         let explorer = try Self.explorer(mutant.make, name: name)
