@@ -57,3 +57,21 @@ struct NoCommandBlockedByAnUnansweredRefreshTests {
         #expect(try retried.findings(NoCommandBlockedByAnUnansweredRefresh()).isEmpty)
     }
 }
+
+@Suite("oracle: only-explicit-rejection-signs-out, after a refresh deferred on the client's deadline")
+struct LateRejectionExplainsSignOutTests {
+    @Test("a rejection that comes as the late reply of a deferred refresh explains the sign-out that follows it")
+    func lateRejectionExplainsTheEnd() throws {
+        var crafted = NoCommandBlockedByAnUnansweredRefreshTests.heldRefresh()
+        crafted.time = 30
+        crafted.transition("refresh-deferred", from: "refreshing", to: "authenticated", account: "acct-alice")
+        // A retryable failure after the deferral: on its own it would make the sign-out suspect.
+        crafted.add(.received(.http(id: "e50", cause: nil, HTTPRequestMessage(method: "GET", path: "/resources/inbox"))))
+        crafted.add(.sent(.reply(id: "e50", .failure(ErrorInfo(code: "connectionLost", definite: false)))))
+        crafted.add(.sent(.reply(id: "e42", .response(HTTPResponseMessage(status: 400, body: ["error": "invalid_grant"])))))
+        crafted.transition("refresh-started", from: "authenticated", to: "refreshing", account: "acct-alice")
+        crafted.transition("refresh-rejected", from: "refreshing", to: "signedOut", account: "acct-alice")
+        let findings = try crafted.findings(OnlyExplicitRejectionSignsOut())
+        #expect(findings.isEmpty, "\(findings.map(\.message))")
+    }
+}

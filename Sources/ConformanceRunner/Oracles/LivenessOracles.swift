@@ -7,6 +7,9 @@ import ConformanceProtocol
 ///
 /// The client is not judged while it is visibly still working after the refresh: a new HTTP request or
 /// secure-storage access (it retried, or it restores), or a sleep begun later than the refresh (a backoff).
+/// Charged to REFRESH-RETRYABLE-BACKOFF ("On a refresh timeout, ... defer the refresh ... and back off"): a client
+/// with no deadline of its own never has the timeout that requirement speaks of, so it never defers the refresh.
+///
 /// A process killed before the end of that step dropped what was held, and is not judged either; nor is one still
 /// restoring then: a restore blocked on the server keeps its launch outstanding (docs/adapter-protocol.md).
 struct NoCommandBlockedByAnUnansweredRefresh: Oracle {
