@@ -84,10 +84,8 @@ extension SessionClient {
                     let error = SessionError(.refreshUnavailable, failureClass: failure, context: "refresh deferred; the session is kept")
                     for waiter in deferral.waiters { waiter.resume(.failure(error)) }
                     machine.refreshAwaitingLateReply(operationID, true)
-                    let late = await overdue.value
+                    lateOutcome = await overdue.value
                     machine.refreshAwaitingLateReply(operationID, false)
-                    if case .timedOut = late { continue }
-                    lateOutcome = late
                     continue
                 }
             case .persist(let session, let generation, let transition):
