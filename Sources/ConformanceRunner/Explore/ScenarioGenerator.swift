@@ -132,7 +132,7 @@ struct ScenarioGenerator {
             holdPath("/auth/refresh")
             add("fault", [("path", "/resources/*"), ("kind", "expiredToken"), ("times", "1")])
             request()
-            add("advance", [("seconds", pick(["61", "120", "600"]))])
+            add("advance", [("seconds", pick(["1000", "3600"]))])
         }
     }
 
