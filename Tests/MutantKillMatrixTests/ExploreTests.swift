@@ -99,7 +99,8 @@ struct ExploreTests {
           arguments: [("refresh-per-request", "REFRESH-SINGLE-FLIGHT"), ("token-in-log", "LOG-NO-TOKEN-VALUES"),
                       ("sign-out-on-any-refresh-failure", "REFRESH-ONLY-REJECTION-SIGNS-OUT"),
                       ("sign-out-leaves-requests-in-flight", "SIGNOUT-BLOCK-AND-CLEAR"),
-                      ("forget-offline-revocation", "SIGNOUT-REVOCATION-RETRY")])
+                      ("forget-offline-revocation", "SIGNOUT-REVOCATION-RETRY"),
+                      ("no-request-deadline", "REFRESH-RETRYABLE-BACKOFF")])
     func variantFoundAndShrunk(_ name: String, _ requirement: String) throws {
         let mutant = try Self.variant(name)
         let explorer = try Self.explorer(mutant.make, name: name)

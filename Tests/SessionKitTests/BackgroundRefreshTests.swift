@@ -51,7 +51,7 @@ struct BackgroundRefreshTests {
 
     @Test("With when-unlocked items a locked device defers the refresh, keeps the session, and finishes on unlock")
     func whenUnlockedDefers() async throws {
-        let configuration = SessionConfiguration(credentialAccessibility: .whenUnlocked)
+        let configuration = SessionConfiguration(credentialAccessibility: .whenUnlocked, requestDeadline: nil)
         let world = TestWorld.standard()
         let process = try await world.signedInProcess(configuration)
         world.secureStorage.setLockState(.locked)

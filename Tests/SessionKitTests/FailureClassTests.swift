@@ -20,7 +20,7 @@ struct FailureClassTests {
     @Test("Retryable failures keep the session and retry after a backoff", arguments: retryable)
     func retryableKeepsSession(fault: WorldHTTPServer.Fault, failureClass: FailureClass) async throws {
         let world = TestWorld.standard(server: .init(refreshReuseInterval: .seconds(60)))
-        let process = try await world.signedInProcess()
+        let process = try await world.signedInProcess(.withoutRequestDeadline)
         world.server.expireAccessTokens()
         world.server.inject(fault, on: .refresh)
         let mark = world.trace.mark
@@ -49,7 +49,7 @@ struct FailureClassTests {
     func boundedBackoff() async throws {
         let policy = BackoffPolicy(initialDelay: .seconds(1), maximumDelay: .seconds(4), maximumAttempts: 4, jitter: 0.5)
         let world = TestWorld.standard()
-        let process = try await world.signedInProcess(SessionConfiguration(refreshBackoff: policy))
+        let process = try await world.signedInProcess(SessionConfiguration(refreshBackoff: policy, requestDeadline: nil))
         world.server.expireAccessTokens()
         world.server.inject(.status(503), on: .refresh, count: 10)
         let mark = world.trace.mark
@@ -77,7 +77,7 @@ struct FailureClassTests {
     func jitterFollowsSeed() async throws {
         func firstDelay(seed: UInt64) async throws -> Duration? {
             let world = TestWorld.standard(seed: seed)
-            let process = try await world.signedInProcess()
+            let process = try await world.signedInProcess(.withoutRequestDeadline)
             world.server.expireAccessTokens()
             world.server.inject(.status(503), on: .refresh)
             _ = await outcome(of: startFetch(process.client, "inbox"))

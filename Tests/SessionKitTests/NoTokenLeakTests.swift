@@ -22,7 +22,7 @@ struct NoTokenLeakTests {
     private func fullLifecycle() async throws -> (TestWorld, [String]) {
         let world = TestWorld.standard()
         var texts: [String] = []
-        let process = try await world.signedInProcess()
+        let process = try await world.signedInProcess(.withoutRequestDeadline)
         _ = try await process.client.fetch("inbox")
         world.server.expireAccessTokens()
         _ = try await process.client.fetch("news")

@@ -80,10 +80,10 @@ struct RestoreThroughRestoringTests {
     @Test("Locked storage keeps restoring and retries; it is not a sign-out")
     func lockedStorageKeepsRestoring() async throws {
         let world = TestWorld.standard()
-        world.kill(try await world.signedInProcess())
+        world.kill(try await world.signedInProcess(.withoutRequestDeadline))
         world.secureStorage.setLockState(.beforeFirstUnlock)
         let mark = world.trace.mark
-        let process = world.startProcess()
+        let process = world.startProcess(configuration: .withoutRequestDeadline)
         let launch = Task { await process.client.launch() }
 
         await world.trace.waitForLog("restore.deferred")
@@ -105,10 +105,10 @@ struct RestoreThroughRestoringTests {
     @Test("An unreachable server at launch keeps restoring until the network is back")
     func offlineLaunchKeepsRestoring() async throws {
         let world = TestWorld.standard()
-        world.kill(try await world.signedInProcess())
+        world.kill(try await world.signedInProcess(.withoutRequestDeadline))
         world.transport.setOnline(false)
         let mark = world.trace.mark
-        let process = world.startProcess()
+        let process = world.startProcess(configuration: .withoutRequestDeadline)
         let launch = Task { await process.client.launch() }
 
         await world.trace.waitForLog("restore.deferred")

@@ -80,7 +80,7 @@ struct SignOutTests {
     @Test("A queued revocation is retried with backoff on the virtual clock")
     func revocationRetriedWithBackoff() async throws {
         let world = TestWorld.standard()
-        let process = try await world.signedInProcess()
+        let process = try await world.signedInProcess(.withoutRequestDeadline)
         let refreshToken = try #require(world.tokens(.refresh).last)
         world.server.inject(.status(503), on: .revoke)
 

@@ -17,6 +17,12 @@ enum Fixture {
     static let recordKey = "session.record"
 }
 
+extension SessionConfiguration {
+    /// For tests that count the backoff's sleeps on the trace: without a per-request deadline every sleep is a
+    /// backoff (with one, each HTTP exchange also sleeps until its deadline, and a cancelled sleep stays traced).
+    static var withoutRequestDeadline: SessionConfiguration { SessionConfiguration(requestDeadline: nil) }
+}
+
 extension TestWorld {
     /// A world whose server knows Alice and Bob, each with `inbox`, `news` and `secrets`.
     static func standard(

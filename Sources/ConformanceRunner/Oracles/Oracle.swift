@@ -66,6 +66,7 @@ public enum Oracles {
         RetryableRefreshBacksOff(),
         SignOutEndsPendingRequests(),
         OfflineRevocationRetried(),
+        NoCommandBlockedByAnUnansweredRefresh(),
     ]
 
     /// Every invariant some oracle checks, for `lint`.

@@ -156,7 +156,12 @@ struct OnlyExplicitRejectionSignsOut: Oracle {
                 }
                 // What is forbidden is signing out because of a retryable failure or a locked device.
                 let window = index.exchanges.filter { $0.instance == end.instance && $0.event > windowStart && $0.event < end.event }
-                let rejected = window.contains { exchange in
+                // A reply that came in the window explains the end too, though its request was sent before it: the
+                // late reply of a refresh the client had deferred on its own deadline.
+                let answered = index.exchanges.filter {
+                    $0.instance == end.instance && ($0.replyEvent ?? 0) > windowStart && ($0.replyEvent ?? .max) < end.event
+                }
+                let rejected = (window + answered).contains { exchange in
                     guard let response = exchange.responseBody, (exchange.replyEvent ?? .max) < end.event else { return false }
                     let error = response.body["error"]?.string
                     return (response.status == 400 && error == "invalid_grant") || error == "session_revoked"

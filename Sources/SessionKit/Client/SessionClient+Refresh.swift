@@ -4,6 +4,8 @@
 extension SessionClient {
     func runRefresh(_ operationID: UInt64) async {
         var refusedThroughHandler = false
+        // The reply to an attempt that timed out on the client's deadline, when it came after all.
+        var lateOutcome: AuthAPI.RefreshOutcome?
         while true {
             let failure: FailureClass
             switch machine.refreshStep(operationID) {
@@ -12,12 +14,21 @@ extension SessionClient {
                 return
             case .send(let refreshToken, let transition):
                 if let transition { emit(transition) }
-                logger.log(.info, "refresh.sent", ["operation": String(operationID)])
                 let sentFor = machine.activeSession()
-                // DEFECT refresh-through-401-handler: the refresh goes through the authenticated client, which
-                // adds the access token (and answers a refused refresh below by refreshing again).
-                let bearer = defects.contains(.refreshThrough401Handler) ? sentFor?.accessToken : nil
-                switch await api.refresh(refreshToken, bearer: bearer) {
+                let outcome: AuthAPI.RefreshOutcome
+                if let late = lateOutcome {
+                    logger.log(.info, "refresh.late-reply", ["operation": String(operationID)])
+                    outcome = late
+                    lateOutcome = nil
+                } else {
+                    logger.log(.info, "refresh.sent", ["operation": String(operationID)])
+                    // DEFECT refresh-through-401-handler: the refresh goes through the authenticated client, which
+                    // adds the access token (and answers a refused refresh below by refreshing again).
+                    let bearer = defects.contains(.refreshThrough401Handler) ? sentFor?.accessToken : nil
+                    outcome = await api.refresh(refreshToken, bearer: bearer)
+                }
+                var overdue: Task<AuthAPI.RefreshOutcome, Never>?
+                switch outcome {
                 case .granted(let grant):
                     // DEFECT token-in-log: the refresh response is logged as received, tokens and all.
                     if defects.contains(.tokenInLog) {
@@ -61,6 +72,21 @@ extension SessionClient {
                         return
                     }
                     failure = refreshFailure
+                case .timedOut(let late):
+                    failure = .timeout
+                    overdue = late
+                }
+                if let overdue {
+                    // The deadline passed: the waiters get the timeout now (deferred, session kept). The token is
+                    // not sent again while its reply may still come: the server may have rotated it.
+                    guard let deferral = machine.refreshDeferred(operationID, failure: failure, policy: configuration.refreshBackoff) else { return }
+                    emit(deferral.transition)
+                    let error = SessionError(.refreshUnavailable, failureClass: failure, context: "refresh deferred; the session is kept")
+                    for waiter in deferral.waiters { waiter.resume(.failure(error)) }
+                    machine.refreshAwaitingLateReply(operationID, true)
+                    lateOutcome = await overdue.value
+                    machine.refreshAwaitingLateReply(operationID, false)
+                    continue
                 }
             case .persist(let session, let generation, let transition):
                 if let transition { emit(transition) }

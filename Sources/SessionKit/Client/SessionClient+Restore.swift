@@ -97,7 +97,15 @@ extension SessionClient {
                 case .unauthorized:
                     logger.log(.info, "restore.refresh", ["account": stored.account.rawValue])
                     refreshedThisAttempt = true
-                    switch await api.refresh(credentials.refreshToken) {
+                    var outcome = await api.refresh(credentials.refreshToken)
+                    if case .timedOut(let late) = outcome {
+                        // The deadline passed. The token is not sent again while the reply may still come (the server
+                        // may have rotated it): restoring goes on until it does, as for a server answering nothing.
+                        machine.restoreStalled(.timeout, generation: generation)
+                        logger.log(.notice, "restore.refresh-overdue", ["account": stored.account.rawValue])
+                        outcome = await late.value
+                    }
+                    switch outcome {
                     case .granted(let grant):
                         let fresh = Credentials(
                             grant: grant, previousRefreshToken: credentials.refreshToken, version: credentials.version + 1,
@@ -113,6 +121,8 @@ extension SessionClient {
                         return
                     case .failed(let refreshFailure):
                         failure = refreshFailure
+                    case .timedOut:
+                        failure = .timeout
                     }
                 case .failed(let profileFailure):
                     failure = profileFailure

@@ -36,8 +36,11 @@ public actor SessionClient {
         let logger = SessionLogger(sink: environment.log, clock: environment.clock)
         let generations = GenerationCounter()
         let defects = configuration.defects
+        let deadline = configuration.requestDeadline.map {
+            ExchangeDeadline(duration: $0, clock: environment.clock, taskExecutor: environment.taskExecutor)
+        }
         let api = AuthAPI(transport: environment.transport, paths: configuration.paths, dialect: configuration.dialect,
-                          defects: defects)
+                          defects: defects, deadline: deadline)
         // DEFECT when-unlocked-tokens: the tokens get the Keychain default class, which a background
         // refresh on a locked device can neither read nor write.
         let accessibility = defects.contains(.whenUnlockedTokens) ? .whenUnlocked : configuration.credentialAccessibility

@@ -24,6 +24,10 @@ public struct SessionConfiguration: Sendable {
     public var offlinePolicy: OfflinePolicy
     /// Minimum sign-in password length, in characters.
     public var minimumPasswordLength: Int
+    /// How long every HTTP exchange (sign-in, profile, refresh, resource, revocation) may stay unanswered, on
+    /// the injected clock, before it fails as a timeout: a refresh the server never answers is then deferred
+    /// and backed off like any timeout. Nil leaves it to the transport.
+    public var requestDeadline: Duration?
     /// Deliberate defects, for the suite's known-bad variants only (docs/known-bad.md). Empty: the reference.
     package var defects: Set<SessionKitDefect> = []
 
@@ -39,7 +43,8 @@ public struct SessionConfiguration: Sendable {
         restoreBackoff: BackoffPolicy = BackoffPolicy(initialDelay: .seconds(1), maximumDelay: .seconds(60), maximumAttempts: nil),
         revocationBackoff: BackoffPolicy = BackoffPolicy(initialDelay: .seconds(2), maximumDelay: .seconds(300), maximumAttempts: 6),
         offlinePolicy: OfflinePolicy = .none,
-        minimumPasswordLength: Int = 8
+        minimumPasswordLength: Int = 8,
+        requestDeadline: Duration? = .seconds(30)
     ) {
         self.paths = paths
         self.dialect = dialect
@@ -52,6 +57,7 @@ public struct SessionConfiguration: Sendable {
         self.revocationBackoff = revocationBackoff
         self.offlinePolicy = offlinePolicy
         self.minimumPasswordLength = minimumPasswordLength
+        self.requestDeadline = requestDeadline
     }
 }
 

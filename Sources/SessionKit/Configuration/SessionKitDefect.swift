@@ -74,4 +74,7 @@ package enum SessionKitDefect: String, Sendable, Hashable, CaseIterable {
     case signInDropsRevocationQueue = "sign-in-drops-revocation-queue"
     /// Restoring, when the refreshed pair cannot be stored, the session is validated with it all the same.
     case restoreUsesUnstoredPair = "restore-uses-unstored-pair"
+    /// No per-request deadline: a request the server never answers leaves its callers, and every request
+    /// waiting for the refresh it belongs to, waiting forever.
+    case noRequestDeadline = "no-request-deadline"
 }

@@ -17,6 +17,12 @@ struct SessionStateMachine: Sendable {
         var waiters = WaiterList<Admission>()
         /// A new pair received but not yet written; it replaces the rotated one once persisted.
         var unpersisted: Credentials?
+        /// The last attempt timed out on the client's deadline and its reply may still come: no other refresh of
+        /// the token is sent meanwhile (the server may have rotated it), and callers get the timeout at once.
+        var awaitingLateReply = false
+
+        /// The error for a caller that would wait on an attempt whose reply is overdue.
+        static let overdue = SessionError(.refreshUnavailable, failureClass: .timeout, context: "the refresh is overdue; the session is kept")
     }
 
     private struct Restoring: Sendable {
@@ -205,6 +211,7 @@ struct SessionStateMachine: Sendable {
             return .queued
         case .authenticated(let active, var backoff):
             guard active.credentials.needsRefresh(at: now) else { return .resume(waiter, .success(ticket(for: active))) }
+            if backoff?.awaitingLateReply == true { return .resume(waiter, .failure(RefreshOperation.overdue)) }
             if backoff != nil {
                 releaseStateCopy()
                 backoff!.waiters.append(waiter)
@@ -235,6 +242,7 @@ struct SessionStateMachine: Sendable {
             if active.credentials.version != ticket.credentialVersion, !defects.contains(.noLatestTokenCheck) {
                 return .resume(waiter, .success(self.ticket(for: active)))
             }
+            if backoff?.awaitingLateReply == true { return .resume(waiter, .failure(RefreshOperation.overdue)) }
             if backoff != nil {
                 releaseStateCopy()
                 backoff!.waiters.append(waiter)
@@ -277,6 +285,7 @@ struct SessionStateMachine: Sendable {
     mutating func backgroundRefresh(_ waiter: Waiter<Admission>) -> AdmissionAction {
         switch state {
         case .authenticated(let active, var backoff):
+            if backoff?.awaitingLateReply == true { return .resume(waiter, .failure(RefreshOperation.overdue)) }
             if backoff != nil {
                 releaseStateCopy()
                 backoff!.waiters.append(waiter)
@@ -405,6 +414,13 @@ struct SessionStateMachine: Sendable {
         case .restoring, .authenticated, .refreshing, .signingIn, .signedOut:
             return nil
         }
+    }
+
+    /// Marks the deferred operation as waiting (or no longer) for the late reply of its timed-out attempt.
+    mutating func refreshAwaitingLateReply(_ operationID: UInt64, _ awaiting: Bool) {
+        guard case .authenticated(let active, var backoff?) = state, backoff.id == operationID else { return }
+        backoff.awaitingLateReply = awaiting
+        state = .authenticated(active, backoff: backoff)
     }
 
     /// Explicit rejection: one transition ends the session; everything pending is cancelled with it.

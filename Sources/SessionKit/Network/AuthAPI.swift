@@ -9,6 +9,8 @@ struct AuthAPI: Sendable {
     var dialect: APIDialect = .jsonV1
     /// The known-bad variant's defects (docs/known-bad.md); empty for the reference.
     var defects: Set<SessionKitDefect> = []
+    /// How long an exchange may stay unanswered before it fails as a timeout; nil: as long as the transport waits.
+    var deadline: ExchangeDeadline?
 
     enum LoginOutcome: Sendable {
         case granted(TokenGrant)
@@ -21,6 +23,9 @@ struct AuthAPI: Sendable {
         /// Explicit rejection: the only outcome that signs out.
         case rejected(FailureClass)
         case failed(FailureClass)
+        /// No reply by the deadline: a timeout, which is indefinite (the server may have rotated the pair). The
+        /// exchange still runs; `late` gives its outcome if the reply ever comes.
+        case timedOut(late: Task<RefreshOutcome, Never>)
     }
 
     enum ProfileOutcome: Sendable {
@@ -78,7 +83,15 @@ struct AuthAPI: Sendable {
         var request = post(paths.refresh, ["grant_type": dialect.refreshGrantType,
                                            dialect.refreshTokenField: refreshToken.secretValue], dialect.refreshEncoding)
         if let bearer { request.headers["Authorization"] = "Bearer \(bearer.secretValue)" }
-        switch await exchange(request) {
+        let api = self
+        switch await racedExchange(request) {
+        case .finished(let exchange): return refreshOutcome(exchange)
+        case .timedOut(let late): return .timedOut(late: Task(executorPreference: deadline?.taskExecutor) { api.refreshOutcome(await late.value) })
+        }
+    }
+
+    private func refreshOutcome(_ exchange: Exchange) -> RefreshOutcome {
+        switch exchange {
         case .failure(let failure):
             return .failed(failure)
         case .success(let response) where (200..<300).contains(response.status):
@@ -155,12 +168,31 @@ struct AuthAPI: Sendable {
     }
 
     /// The outcome of one exchange: a response of any status, or the class of the transport failure.
-    private enum Exchange {
+    private enum Exchange: Sendable {
         case success(HTTPResponse)
         case failure(FailureClass)
     }
 
+    /// An exchange whose reply after the deadline is dropped: it failed as a timeout.
     private func exchange(_ request: HTTPRequest) async -> Exchange {
+        switch await racedExchange(request) {
+        case .finished(let exchange):
+            return exchange
+        case .timedOut(let late):
+            late.cancel()
+            return .failure(.timeout)
+        }
+    }
+
+    private func racedExchange(_ request: HTTPRequest) async -> ExchangeDeadline.Raced<Exchange> {
+        let transport = transport
+        // DEFECT no-request-deadline: no deadline is armed, so a request the server never answers blocks its
+        // callers (and the refresh every request waits for) for as long as the transport waits: forever.
+        guard let deadline, !defects.contains(.noRequestDeadline) else { return .finished(await Self.send(request, transport)) }
+        return await deadline.race(cancelled: .failure(.cancelled)) { await Self.send(request, transport) }
+    }
+
+    private static func send(_ request: HTTPRequest, _ transport: any HTTPTransport) async -> Exchange {
         do {
             return .success(try await transport.send(request))
         } catch {

@@ -1,0 +1,77 @@
+import ConformanceProtocol
+@testable import ConformanceRunner
+import Testing
+
+@Suite("oracle: no-command-blocked-by-an-unanswered-refresh")
+struct NoCommandBlockedByAnUnansweredRefreshTests {
+    /// Alice signed in; at time 0 a request command finds her token refused and the client sends a refresh that the
+    /// world never answers.
+    static func heldRefresh() -> CraftedTrace {
+        var crafted = CraftedTrace()
+        let tokens = crafted.signInAlice()
+        crafted.add(.sent(.command(AppCommand(id: "c7", kind: .request, resource: "inbox"))))
+        crafted.add(.received(.http(id: "e42", cause: "c7", HTTPRequestMessage(
+            method: "POST", path: "/auth/refresh", body: ["grant_type": "refresh_token", "refresh_token": .string(tokens.refresh)]))))
+        return crafted
+    }
+
+    /// The virtual clock moves to `time`.
+    static func clock(_ crafted: inout CraftedTrace, at time: Double) {
+        crafted.time = time
+        crafted.add(.world("the clock moved"))
+    }
+
+    @Test("a command still blocked behind an unanswered refresh once the clock passed the bound fails")
+    func blockedCommandFails() throws {
+        var crafted = Self.heldRefresh()
+        Self.clock(&crafted, at: NoCommandBlockedByAnUnansweredRefresh.bound + 1)
+        let findings = try crafted.findings(NoCommandBlockedByAnUnansweredRefresh())
+        #expect(findings.map(\.requirements) == [["REFRESH-RETRYABLE-BACKOFF"]], "\(findings.map(\.message))")
+        #expect(findings.first?.message.contains("c7") == true)
+    }
+
+    @Test("a client that times the refresh out and answers the command passes")
+    func timedOutAndAnsweredPasses() throws {
+        var crafted = Self.heldRefresh()
+        Self.clock(&crafted, at: 30)
+        crafted.add(.received(.result(CommandResult(id: "c7", error: ErrorInfo(code: "refreshUnavailable", definite: false)))))
+        Self.clock(&crafted, at: NoCommandBlockedByAnUnansweredRefresh.bound + 1)
+        #expect(try crafted.findings(NoCommandBlockedByAnUnansweredRefresh()).isEmpty)
+    }
+
+    @Test("before the bound, after a kill, or while the client retries with a new request, nothing is judged")
+    func notJudgedPasses() throws {
+        var early = Self.heldRefresh()
+        Self.clock(&early, at: NoCommandBlockedByAnUnansweredRefresh.bound - 1)
+        #expect(try early.findings(NoCommandBlockedByAnUnansweredRefresh()).isEmpty)
+
+        var killed = Self.heldRefresh()
+        killed.kill()
+        Self.clock(&killed, at: NoCommandBlockedByAnUnansweredRefresh.bound + 1)
+        #expect(try killed.findings(NoCommandBlockedByAnUnansweredRefresh()).isEmpty)
+
+        var retried = Self.heldRefresh()
+        Self.clock(&retried, at: 31)
+        retried.add(.received(.http(id: "e43", cause: "c7", HTTPRequestMessage(method: "POST", path: "/auth/refresh", body: [:]))))
+        Self.clock(&retried, at: NoCommandBlockedByAnUnansweredRefresh.bound + 1)
+        #expect(try retried.findings(NoCommandBlockedByAnUnansweredRefresh()).isEmpty)
+    }
+}
+
+@Suite("oracle: only-explicit-rejection-signs-out, after a refresh deferred on the client's deadline")
+struct LateRejectionExplainsSignOutTests {
+    @Test("a rejection that comes as the late reply of a deferred refresh explains the sign-out that follows it")
+    func lateRejectionExplainsTheEnd() throws {
+        var crafted = NoCommandBlockedByAnUnansweredRefreshTests.heldRefresh()
+        crafted.time = 30
+        crafted.transition("refresh-deferred", from: "refreshing", to: "authenticated", account: "acct-alice")
+        // A retryable failure after the deferral: on its own it would make the sign-out suspect.
+        crafted.add(.received(.http(id: "e50", cause: nil, HTTPRequestMessage(method: "GET", path: "/resources/inbox"))))
+        crafted.add(.sent(.reply(id: "e50", .failure(ErrorInfo(code: "connectionLost", definite: false)))))
+        crafted.add(.sent(.reply(id: "e42", .response(HTTPResponseMessage(status: 400, body: ["error": "invalid_grant"])))))
+        crafted.transition("refresh-started", from: "authenticated", to: "refreshing", account: "acct-alice")
+        crafted.transition("refresh-rejected", from: "refreshing", to: "signedOut", account: "acct-alice")
+        let findings = try crafted.findings(OnlyExplicitRejectionSignsOut())
+        #expect(findings.isEmpty, "\(findings.map(\.message))")
+    }
+}
