@@ -27,5 +27,9 @@ extension MutantRegistry {
                    "restoring, a refreshed pair that could not be stored is used to validate the session all the same",
                    violates: "001: Persist the new refresh token before resolving the promise",
                    expected: ["REFRESH-PERSIST-BEFORE-USE"], shrunkCases: ["restore-never-uses-a-refreshed-pair-it-could-not-store"]),
+        sessionKit(.noRequestDeadline,
+                   "no deadline on the refresh: a refresh the server never answers keeps every request waiting for it, forever",
+                   violates: "001: Timeouts, 5xx and offline are retryable; keep the session and back off.",
+                   expected: ["REFRESH-RETRYABLE-BACKOFF"], shrunkCases: ["a-refresh-never-answered-blocks-no-request-forever"]),
     ]
 }

@@ -52,26 +52,6 @@ struct RequestDeadlineTests {
         #expect(world.trace.requests(.refresh).count == 1)
     }
 
-    @Test("A resource request the server never answers fails as a timeout at the deadline, and its late reply shows nothing")
-    func silentResourceTimesOut() async throws {
-        let world = TestWorld.standard()
-        let process = try await world.signedInProcess()
-        world.transport.hold(.resources, count: 1)
-        let fetch = startFetch(process.client, "inbox")
-        let held = try #require(await world.transport.waitForHeld(.resources).first)
-        await Self.deadlineArmed(world)
-        let shown = world.trace.shownContent.count
-        world.clock.advance(by: .seconds(30))
-
-        guard case .failure(let error) = await outcome(of: fetch) else { Issue.record("the fetch succeeded"); return }
-        #expect(error.failureClass == .timeout)
-        world.transport.release(held.exchange)
-        await world.trace.waitUntil { if case .httpReply(let exchange, _) = $0.event { exchange == held.exchange } else { false } }
-        _ = try await process.client.fetch("news") // the client has run on past the late reply
-        #expect(world.trace.shownContent.count == shown + 1, "\(world.trace.shownContent)")
-        #expect(world.trace.shownContent.last?.resource == "news")
-    }
-
     @Test("Without a deadline (the no-request-deadline defect) a request still waits after the time the deadline would end it")
     func noDeadlineWaits() async throws {
         var configuration = SessionConfiguration()

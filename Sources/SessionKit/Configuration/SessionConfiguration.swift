@@ -24,9 +24,9 @@ public struct SessionConfiguration: Sendable {
     public var offlinePolicy: OfflinePolicy
     /// Minimum sign-in password length, in characters.
     public var minimumPasswordLength: Int
-    /// How long every HTTP exchange (sign-in, profile, refresh, resource, revocation) may stay unanswered, on
-    /// the injected clock, before it fails as a timeout: a refresh the server never answers is then deferred
-    /// and backed off like any timeout. Nil leaves it to the transport.
+    /// How long a refresh may stay unanswered, on the injected clock, before its waiters fail as a timeout: a
+    /// refresh the server never answers is then deferred and backed off like any timeout. Other exchanges keep
+    /// the transport's own timeout. Nil leaves the refresh to the transport too.
     public var requestDeadline: Duration?
     /// Deliberate defects, for the suite's known-bad variants only (docs/known-bad.md). Empty: the reference.
     package var defects: Set<SessionKitDefect> = []

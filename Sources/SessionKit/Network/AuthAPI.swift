@@ -173,15 +173,10 @@ struct AuthAPI: Sendable {
         case failure(FailureClass)
     }
 
-    /// An exchange whose reply after the deadline is dropped: it failed as a timeout.
+    /// An exchange other than a refresh, left to the transport's own timeout: only the refresh is one every
+    /// request may end up waiting for, so only it gets a deadline on the session clock (`racedExchange`).
     private func exchange(_ request: HTTPRequest) async -> Exchange {
-        switch await racedExchange(request) {
-        case .finished(let exchange):
-            return exchange
-        case .timedOut(let late):
-            late.cancel()
-            return .failure(.timeout)
-        }
+        await Self.send(request, transport)
     }
 
     private func racedExchange(_ request: HTTPRequest) async -> ExchangeDeadline.Raced<Exchange> {
