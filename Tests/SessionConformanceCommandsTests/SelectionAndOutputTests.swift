@@ -192,8 +192,9 @@ struct ResetTests {
         for extra in [["--no-reset"], []] {
             let file = directory.appendingPathComponent("r\(reports.count).json").path
             let arguments = ["run", "--spec-root", Paths.specs, "--adapter", adapter, "--report", "json=\(file)"] + extra
+            // The example fails the requirements its expected.yaml lists; what matters is that no case errors.
             let code = SessionConformance.main(arguments: arguments, console: BufferConsole())
-            #expect(code == .success)
+            #expect(code == .success || code == .conformanceFailure)
             var report = try JSONReportWriter.read(path: file).removingWallClock()
             report.run.command = ""
             reports.append(report)
@@ -201,5 +202,6 @@ struct ResetTests {
         #expect(reports[1].adapter.capabilities.contains("reset"))
         #expect(reports[0].requirements == reports[1].requirements)
         #expect(reports[0].cases.map(\.status) == reports[1].cases.map(\.status))
+        #expect(!reports[1].cases.contains { $0.status == .error })
     }
 }

@@ -39,8 +39,14 @@ struct NoCommandBlockedByAnUnansweredRefresh: Oracle {
                   index.state(before: end + 1, instance: refresh.instance) != "restoring",
                   !stillWorking(after: refresh, sentAt: sentAt, in: window, events) else { continue }
             let answered = Set(index.results.filter { $0.instance == refresh.instance && $0.event <= end }.map(\.value.id))
+            // A command whose own request (other than a refresh) the world still holds waits on that request, which
+            // no requirement bounds; it is not blocked by the refresh.
+            let heldOwn = Set(index.exchanges.filter {
+                $0.instance == refresh.instance && !$0.isRefresh && $0.event <= end && ($0.replyEvent ?? .max) > end
+            }.compactMap(\.cause))
             guard let blocked = index.commands.first(where: {
                 $0.instance == refresh.instance && $0.event < passed.number && !answered.contains($0.value.id)
+                    && !heldOwn.contains($0.value.id)
             }) else { continue }
             judged.insert(refresh.instance)
             findings.append(context.finding(
