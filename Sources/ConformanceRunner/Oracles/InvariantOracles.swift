@@ -101,10 +101,15 @@ struct RetriesWaitForTheRefresh: Oracle {
         return findings
     }
 
-    /// When a refresh stopped being in flight: its reply, or the death of its process.
+    /// When a refresh stopped being in flight: its reply, the death of its process, or the client's giving up on
+    /// it (`refresh-deferred` before any reply: its own deadline passed, as a timeout).
     private func settled(_ refresh: TraceIndex.Exchange, _ index: TraceIndex) -> Int {
-        if let reply = refresh.replyEvent { return reply }
-        return index.kills.first { $0.instance == refresh.instance && $0.event > refresh.event }?.event ?? .max
+        let reply = refresh.replyEvent ?? .max
+        let killed = index.kills.first { $0.instance == refresh.instance && $0.event > refresh.event }?.event ?? .max
+        let gaveUp = index.transitions.first {
+            $0.instance == refresh.instance && $0.event > refresh.event && $0.message.transition == "refresh-deferred"
+        }?.event ?? .max
+        return min(reply, killed, gaveUp)
     }
 }
 
