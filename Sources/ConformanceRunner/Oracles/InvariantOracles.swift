@@ -149,19 +149,8 @@ struct EndedSessionCredentialsCleared: Oracle {
 
     /// Whether the instance's last secure-storage change was answered with an error.
     static func lastSecureChangeRefused(_ context: OracleContext, instance: Int) -> Bool {
-        var changes: Set<String> = []
-        var refused: Bool?
-        for event in context.trace.events where event.instance == instance {
-            switch event.kind {
-            case .received(.storage(let id, let operation, _, _, _)) where operation != .get:
-                changes.insert(id)
-            case .sent(.reply(let id, let body)) where changes.contains(id):
-                if case .error = body { refused = true } else { refused = false }
-            default:
-                break
-            }
-        }
-        return refused ?? false
+        context.index.storageChanges.filter { $0.instance == instance && $0.secure && $0.answeredAt != nil }
+            .max { $0.answeredAt! < $1.answeredAt! }?.outcome == .refused
     }
 }
 

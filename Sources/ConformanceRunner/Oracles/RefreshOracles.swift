@@ -51,11 +51,10 @@ struct RequestRetriedAtMostOnce: Oracle {
         // A backoff after a failure that may pass (5xx, timeout, offline) starts a new attempt of the request; a
         // pause after a 401 does not, or a client could retry without limit by waiting a moment each time. The
         // launch's validation (`GET /me`) is the exception: restoring retries it with backoff, one refresh each time.
-        // A backoff lets virtual time pass before the resend, or is cut short by a signal: a sleep in between whose
-        // time never came (a deadline raced against a request) is none.
+        // A backoff lets virtual time pass before the resend, or is cut short by a signal (`online`): a sleep in
+        // between whose time never came (a deadline raced against a request) is none.
         func backedOff(_ first: TraceIndex.Exchange, _ second: TraceIndex.Exchange) -> Bool {
             guard first.status != 401 || first.endpoint == .profile else { return false }
-            // (A signal such as `online` in between may end a backoff early.)
             let signalled = context.index.commands.contains { $0.instance == first.instance && $0.event > first.event && $0.event < second.event }
             guard signalled || context.trace.events[second.event - 1].time > context.trace.events[first.event - 1].time else { return false }
             return sleeps.contains { $0.instance == first.instance && $0.event > first.event && $0.event < second.event }

@@ -67,22 +67,8 @@ extension EndedSessionNeverResurrected {
         // From the command that ended the session (or the transition before the end, if later).
         let since = max(context.index.transitions.last { $0.instance == end.instance && $0.event < end.event }?.event ?? 0,
                         context.index.commands.last { $0.instance == end.instance && $0.event < end.event }?.event ?? 0)
-        var changes: Set<String> = []
-        var refused: Set<String> = []
-        for event in context.trace.events where event.instance == end.instance && event.number > since {
-            switch event.kind {
-            case .received(.storage(let id, let operation, _, _, _)) where operation != .get,
-                 .received(.preferences(let id, let operation, _, _)) where operation != .get:
-                changes.insert(id)
-            case .sent(.reply(let id, .error)) where changes.contains(id):
-                refused.insert(id)
-            case .writeDiscarded(let id):
-                refused.insert(id)
-            default:
-                break
-            }
-        }
-        return !changes.isEmpty && changes.isSubset(of: refused)
+        let changes = context.index.storageChanges.filter { $0.instance == end.instance && $0.event > since }
+        return !changes.isEmpty && changes.allSatisfy { $0.outcome == .refused || $0.outcome == .discarded }
     }
 }
 
@@ -237,20 +223,10 @@ struct EndedAccountLeavesNoPreferences: Oracle {
     /// with it, and nothing tells the next launch to finish the clear.
     static func changeRefused(of keys: Set<String>, naming names: [String], after event: Int,
                               _ context: OracleContext) -> Bool {
-        var changes: Set<String> = []
-        for (offset, traced) in context.trace.events.enumerated() where offset + 1 > event {
-            switch traced.kind {
-            case .received(.preferences(let id, let operation, let key, let value)) where operation != .get:
-                if keys.contains(key) || names.contains(where: { key.contains($0) || (value ?? "").contains($0) }) {
-                    changes.insert("\(traced.instance)/\(id)")
-                }
-            case .sent(.reply(let id, .error)) where changes.contains("\(traced.instance)/\(id)"):
-                return true
-            default:
-                break
-            }
+        context.index.storageChanges.contains { change in
+            !change.secure && change.event > event && change.outcome == .refused
+                && (keys.contains(change.key) || names.contains { change.key.contains($0) || (change.value ?? "").contains($0) })
         }
-        return false
     }
 
     /// The account of the last session established before `event`, by its transitions.

@@ -50,6 +50,20 @@ struct TraceIndex {
         let accessibility: Accessibility?
     }
 
+    /// A storage change (`set` or `delete`, secure storage or preferences) and what became of it.
+    struct StorageChange {
+        enum Outcome { case unanswered, applied, refused, discarded }
+        let event: Int
+        let instance: Int
+        let secure: Bool
+        let key: String
+        let value: String?
+        /// `refused`: answered with an error (locked, `storageFault`); `discarded`: dropped by a kill.
+        var outcome = Outcome.unanswered
+        /// The event of the world's answer, for `applied` and `refused`.
+        var answeredAt: Int?
+    }
+
     struct Located<T> {
         let event: Int
         let instance: Int
@@ -62,6 +76,7 @@ struct TraceIndex {
     /// Storage changes (`set`) that took effect: not discarded by a kill, not refused with an error.
     private(set) var storageWrites: [StorageWrite] = []
     private(set) var storageReads: [Located<(key: String, reply: ReplyBody?)>] = []
+    private(set) var storageChanges: [StorageChange] = []
     private(set) var ui: [Located<UIEvent>] = []
     private(set) var logs: [Located<String>] = []
     private(set) var results: [Located<CommandResult>] = []
@@ -80,6 +95,7 @@ struct TraceIndex {
         self.profile = profile
         var exchangeIndex: [String: Int] = [:]
         var readIndex: [String: Int] = [:]
+        var changeIndex: [String: Int] = [:]
         for event in trace.events {
             switch event.kind {
             case .processStarted(let instance):
@@ -94,6 +110,10 @@ struct TraceIndex {
                 if case .error = body {
                     storageWrites.removeAll { $0.instance == event.instance && $0.effectID == id }
                 }
+                if let index = changeIndex[key] {
+                    if case .error = body { storageChanges[index].outcome = .refused } else { storageChanges[index].outcome = .applied }
+                    storageChanges[index].answeredAt = event.number
+                }
                 if let index = exchangeIndex[key] {
                     exchanges[index].replyEvent = event.number
                     exchanges[index].reply = body
@@ -104,8 +124,18 @@ struct TraceIndex {
                 }
             case .received(let message):
                 record(message, event: event, exchangeIndex: &exchangeIndex, readIndex: &readIndex)
+                switch message {
+                case .storage(let id, let operation, let key, let value, _) where operation != .get,
+                     .preferences(let id, let operation, let key, let value) where operation != .get:
+                    changeIndex["\(event.instance)/\(id)"] = storageChanges.count
+                    let secure = if case .storage = message { true } else { false }
+                    storageChanges.append(StorageChange(event: event.number, instance: event.instance, secure: secure, key: key, value: value))
+                default:
+                    break
+                }
             case .writeDiscarded(let id):
                 storageWrites.removeAll { $0.instance == event.instance && $0.effectID == id }
+                if let index = changeIndex["\(event.instance)/\(id)"] { storageChanges[index].outcome = .discarded }
             default:
                 break
             }
