@@ -63,7 +63,7 @@ struct CraftedTrace {
         add(.processStarted(instance: instance))
     }
 
-    func findings(_ oracle: any Oracle) throws -> [Finding] {
+    func findings(_ oracle: any Oracle, capabilities: [String] = [], offlineResources: [String] = []) throws -> [Finding] {
         let machine = try #require(try Harness.bundle(Harness.caseFile("""
               - id: placeholder
                 title: A case so the spec loads
@@ -73,7 +73,7 @@ struct CraftedTrace {
 
             """)).stateMachine)
         return oracle.check(OracleContext(index: TraceIndex(trace), trace: trace, world: world, machine: machine,
-                                          capabilities: [], offlineResources: [], capturedLog: ""))
+                                          capabilities: capabilities, offlineResources: offlineResources, capturedLog: ""))
     }
 }
 
@@ -117,6 +117,45 @@ struct EndedSessionNeverResurrectedTests {
         var (crafted, _) = Self.signedOutThenRelaunched()
         crafted.transition("restore-failed", from: "restoring", to: "signedOut")
         #expect(try crafted.findings(EndedSessionNeverResurrected()).isEmpty)
+    }
+}
+
+@Suite("oracle: content-belongs-to-current-account after a sign-out the device refused")
+struct ContentAfterRefusedEndTests {
+    /// Alice signs in and sees her news; she signs out, and the process sends `record` (the session record's
+    /// change) answered with `reply`, then dies. The next process restores and shows her cached news.
+    static func restoredAfterSignOut(record reply: ReplyBody?) throws -> [Finding] {
+        var crafted = CraftedTrace()
+        let tokens = crafted.signInAlice()
+        let outcome = crafted.exchange(HTTPRequestMessage(method: "GET", path: "/resources/news",
+                                                          headers: ["Authorization": "Bearer \(tokens.access)"]))
+        guard case .response(let response) = outcome, let contentID = response.body["contentId"]?.string else {
+            Issue.record("the world served no news")
+            return []
+        }
+        crafted.add(.received(.ui(UIEvent(kind: .content, resource: "news", account: "acct-alice", contentID: contentID))))
+        crafted.transition("sign-out", from: "authenticated", to: "signedOut")
+        if let reply {
+            crafted.add(.received(.storage(id: "s1", operation: .delete, key: "session.record", value: nil, accessibility: nil)))
+            crafted.add(.sent(.reply(id: "s1", reply)))
+        }
+        crafted.kill()
+        crafted.relaunch()
+        crafted.transition(nil, from: nil, to: "restoring")
+        crafted.add(.received(.ui(UIEvent(kind: .content, resource: "news", account: "acct-alice", contentID: contentID))))
+        return try crafted.findings(ContentBelongsToCurrentAccount(), capabilities: ["offline-browsing"], offlineResources: ["news"])
+    }
+
+    @Test("cached news shown while restoring after a sign-out whose every storage change was refused raises no finding")
+    func refusedEndPasses() throws {
+        #expect(try Self.restoredAfterSignOut(record: .error(ProtocolErrorCode.writeFailed.info("the write failed"))).isEmpty)
+    }
+
+    @Test("the same news after a sign-out the device stored, or one that changed nothing, fails RESTORE-NO-PRIVATE-BEFORE-VALIDATION")
+    func storedOrUntriedEndFails() throws {
+        for reply: ReplyBody? in [.done, nil] {
+            #expect(try Self.restoredAfterSignOut(record: reply).map(\.requirements) == [["RESTORE-NO-PRIVATE-BEFORE-VALIDATION"]])
+        }
     }
 }
 

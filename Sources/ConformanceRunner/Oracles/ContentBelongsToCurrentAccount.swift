@@ -38,13 +38,16 @@ struct ContentBelongsToCurrentAccount: Oracle {
             switch state {
             case "restoring":
                 // Only what a declared offline policy names, of the account last signed in, may show early.
-                // The policy covers the session stored on the device: none once a session has ended since.
+                // The policy covers the session stored on the device: none once a session has ended since, unless
+                // an earlier process's end was refused by the device in every change it made (the durability
+                // oracle's excuse): then the stored session is still the last account's, whatever the client.
                 let lastSession = index.transitions.last {
                     $0.event < shown.event && ["sign-in-succeeded", "restore-validated"].contains($0.message.transition ?? "")
                 }
                 let endedSince = index.transitions.contains {
                     $0.event > (lastSession?.event ?? 0) && $0.event < shown.event
                         && sessionEndingTransitions.contains($0.message.transition ?? "")
+                        && !($0.instance < shown.instance && EndedSessionNeverResurrected.storageRefusedEveryChange(after: $0, context))
                 }
                 let lastAccount = endedSince ? nil
                     : lastSession?.message.account.flatMap { WorldAccount.withID($0)?.name ?? $0 }
