@@ -15,13 +15,14 @@ struct CraftedTrace {
     var trace = Trace()
     var instance = 1
     var time = 0.0
+    var step = 0
     private var counter = 0
 
     init() { add(.processStarted(instance: 1)) }
 
     @discardableResult
     mutating func add(_ kind: TraceEvent.Kind) -> Int {
-        trace.append(kind, step: 0, instance: instance, time: time)
+        trace.append(kind, step: step, instance: instance, time: time)
         return trace.events.count
     }
 

@@ -142,9 +142,12 @@ struct ContentBelongsToCurrentAccountTests {
     func lateResponseShownFails() throws {
         let (findings, outcome) = try OracleCheck.fails(Self.yaml, defect: .showsLateResponseAfterSwitch,
                                                         oracle: "content-belongs-to-current-account",
-                                                        requirement: "EPOCH-DISCARD-STALE-RESPONSES")
+                                                        requirement: "EPOCH-DISCARD-STALE-RESPONSES",
+                                                        alsoBy: ["session-end-ends-pending-requests"])
         let finding = try #require(findings.first)
         #expect(finding.message.contains("alice") && finding.message.contains("bob"))
+        // The request whose stale response it used also reported success.
+        #expect(outcome.findings.contains { $0.check == "oracle:session-end-ends-pending-requests" && $0.message.contains("got an ok result") })
         #expect(finding.evidence.contains { OracleCheck.transition($0, in: outcome)?.transition == "account-switch" })
         let last = try #require(finding.evidence.last)
         guard case .ui(let shown)? = OracleCheck.received(last, in: outcome) else {

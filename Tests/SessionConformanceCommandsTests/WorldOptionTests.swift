@@ -29,6 +29,23 @@ struct WorldOptionTests {
         #expect(console.stderr.hasPrefix("error: no world profile 'rfc6750': not a file, and the spec's worlds are json-v1, rfc6749\n"))
     }
 
+    @Test("explore --world FILE with errors renders them as run does, names explore, and explores nothing")
+    func exploreWithMalformedFile() {
+        let (code, console) = run("explore", "--spec-root", Paths.specs, "--world", Self.malformedWorld, "--runs", "5")
+        #expect(code == .specOrUsageError)
+        #expect(console.stderr.hasPrefix("\(Self.malformedWorld):6:3: error: sign-in and refresh share the path '/api/token'"))
+        #expect(console.stderr.hasSuffix("explore: the world profile \(Self.malformedWorld) has errors\n"))
+        #expect(console.stdout == "")
+    }
+
+    @Test("explore --world NAME explores under that profile and its replay command carries the option, unquoted")
+    func exploreReplayCarriesTheWorld() throws {
+        let (_, console) = run("explore", "--spec-root", Paths.specs, "--world", "rfc6749", "--variant", "refresh-per-request",
+                               "--runs", "60", "--no-shrink")
+        let replay = try #require(console.stdout.split(separator: "\n").first { $0.contains("replay:") }, "\(console.stdout)")
+        #expect(replay.hasSuffix("--world rfc6749 --variant refresh-per-request"), "\(replay)")
+    }
+
     @Test("lint checks the spec's worlds, and a --world file too")
     func lintWorlds() {
         let clean = run("lint", Paths.specs)

@@ -64,7 +64,7 @@ public enum Oracles {
         EveryCommandAnsweredOnce(),
         EndedAccountLeavesNoPreferences(),
         RetryableRefreshBacksOff(),
-        SignOutEndsPendingRequests(),
+        SessionEndEndsPendingRequests(),
         OfflineRevocationRetried(),
         NoCommandBlockedByAnUnansweredRefresh(),
     ]

@@ -55,7 +55,7 @@ struct RequestRetriedAtMostOnce: Oracle {
         // between whose time never came (a deadline raced against a request) is none.
         func backedOff(_ first: TraceIndex.Exchange, _ second: TraceIndex.Exchange) -> Bool {
             guard first.status != 401 || first.endpoint == .profile else { return false }
-            let signalled = context.index.commands.contains { $0.instance == first.instance && $0.event > first.event && $0.event < second.event }
+            let signalled = context.index.commandSent(in: first.instance, between: first.event, and: second.event)
             guard signalled || context.trace.events[second.event - 1].time > context.trace.events[first.event - 1].time else { return false }
             return sleeps.contains { $0.instance == first.instance && $0.event > first.event && $0.event < second.event }
         }

@@ -225,7 +225,7 @@ struct EndedAccountLeavesNoPreferences: Oracle {
                               _ context: OracleContext) -> Bool {
         context.index.storageChanges.contains { change in
             !change.secure && change.event > event && change.outcome == .refused
-                && (keys.contains(change.key) || names.contains { change.key.contains($0) || (change.value ?? "").contains($0) })
+                && (keys.contains(change.key) || names.contains { change.key.contains($0) || change.value.contains($0) })
         }
     }
 
@@ -260,7 +260,7 @@ struct RetryableRefreshBacksOff: Oracle {
             for (failed, next) in zip(sends, sends.dropFirst()) {
                 guard Self.retryable(failed), let replied = failed.replyEvent, replied < next.event,
                       time(next.event) <= time(replied),
-                      !index.commands.contains(where: { $0.instance == next.instance && $0.event > replied && $0.event < next.event })
+                      !index.commandSent(in: next.instance, between: replied, and: next.event)
                 else { continue }
                 findings.append(context.finding(
                     requirements, id, "a refresh that failed for a retryable reason was sent again at once, without backing off",
@@ -273,9 +273,7 @@ struct RetryableRefreshBacksOff: Oracle {
                 window.append(send)
                 window.removeAll { time(send.event) - time($0.event) >= 60 }
                 let unprompted = zip(window, window.dropFirst()).allSatisfy { earlier, later in
-                    Self.retryable(earlier) && !index.commands.contains {
-                        $0.instance == later.instance && $0.event > earlier.event && $0.event < later.event
-                    }
+                    Self.retryable(earlier) && !index.commandSent(in: later.instance, between: earlier.event, and: later.event)
                 }
                 guard window.count > Self.attemptsPerMinute, unprompted else { continue }
                 findings.append(context.finding(
@@ -303,9 +301,7 @@ struct RetryableRefreshBacksOff: Oracle {
     private func flatStart(_ sends: [TraceIndex.Exchange], _ index: TraceIndex, _ time: (Int) -> Double) -> [TraceIndex.Exchange]? {
         var run: [TraceIndex.Exchange] = []
         for send in sends {
-            if let previous = run.last, !(Self.retryable(previous) && !index.commands.contains {
-                $0.instance == send.instance && $0.event > previous.event && $0.event < send.event
-            }) {
+            if let previous = run.last, !(Self.retryable(previous) && !index.commandSent(in: send.instance, between: previous.event, and: send.event)) {
                 run = []
             }
             run.append(send)

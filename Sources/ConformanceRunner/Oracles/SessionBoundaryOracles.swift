@@ -46,6 +46,102 @@ struct NoRequestWithEndedSessionToken: Oracle {
     }
 }
 
+/// A session end settles what the session had pending, and never as a success: a request the end cut off did
+/// not succeed, so a client that reports the cancellation as an empty success, or lets the ended session's
+/// response through, tells the screen the request went through. An `ok` is accepted only for a request whose
+/// 2xx response was in before the end began (the client may still be storing it when the end comes).
+/// How soon depends on the words of the requirement the end falls under, charged by who ended the session:
+/// - a sign-out (SIGNOUT-BLOCK-AND-CLEAR, "immediately") fails every pending request in its own step, before
+///   the world answers what was on the wire;
+/// - a rejection or a failed restore (REFRESH-REJECTION-CANCELS-PENDING, "cancels pending requests") fails in
+///   its step every request that was waiting on the session rather than on the wire; one on the wire may be
+///   failed when its response comes back;
+/// - a switch (EPOCH-DISCARD-STALE-RESPONSES) asks only that the old generation's response be discarded
+///   ("old request returns → epoch mismatch; discard response"): the request may fail when it returns.
+struct SessionEndEndsPendingRequests: Oracle {
+    let id = "session-end-ends-pending-requests"
+    let invariants: [String] = []
+    let requirements = ["SIGNOUT-BLOCK-AND-CLEAR", "EPOCH-DISCARD-STALE-RESPONSES", "REFRESH-REJECTION-CANCELS-PENDING"]
+
+    /// The command that starts an end the user asks for.
+    static func askedBy(_ transition: String) -> CommandKind? {
+        switch transition {
+        case "sign-out", "sign-out-during-refresh", "restore-sign-out": .signOut
+        case "account-switch", "switch-during-refresh": .switchAccount
+        default: nil
+        }
+    }
+
+    /// Which pending requests the end must fail in its own step.
+    enum Deadline {
+        case everyRequest, requestsOffTheWire, none
+    }
+
+    static func deadline(_ transition: String) -> Deadline {
+        switch NoRequestWithEndedSessionToken.requirement(endedBy: transition) {
+        case "SIGNOUT-BLOCK-AND-CLEAR": .everyRequest
+        case "REFRESH-REJECTION-CANCELS-PENDING": .requestsOffTheWire
+        default: .none
+        }
+    }
+
+    func check(_ context: OracleContext) -> [Finding] {
+        let index = context.index
+        var findings: [Finding] = []
+        var judged: Set<String> = []
+        for end in index.transitions {
+            guard let transition = end.message.transition, sessionEndingTransitions.contains(transition) else { continue }
+            // A process killed in the step of the end had no chance to answer.
+            guard !index.kills.contains(where: { $0.instance == end.instance && $0.step == end.step }) else { continue }
+            // An end the user asks for starts with the command: a result sent between the command and the
+            // transition is one the end gave (a client may settle its requests before it says it ended).
+            let previous = index.transitions.last { $0.instance == end.instance && $0.event < end.event }?.event ?? 0
+            var start = end.event
+            if let kind = Self.askedBy(transition), let asked = index.commands.last(where: {
+                $0.instance == end.instance && $0.value.kind == kind && $0.event > previous && $0.event < end.event
+            }) {
+                start = asked.event
+            }
+            for command in index.commands where command.instance == end.instance && command.event < start
+                && command.value.kind == .request && !judged.contains(command.value.id) {
+                let result = index.results.first { $0.instance == end.instance && $0.value.id == command.value.id }
+                guard result.map({ $0.event > start }) ?? true else { continue }
+                judged.insert(command.value.id)
+                let exchanges = index.exchanges.filter { $0.instance == end.instance && $0.cause == command.value.id }
+                let onTheWire = exchanges.contains { $0.event < start && ($0.replyEvent ?? .max) > start }
+                // The first reply the world delivered after the end began to a request this command had on the wire.
+                let lateReply = exchanges.filter { $0.event < end.event }.compactMap(\.replyEvent).filter { $0 > start }.min()
+                let servedBefore = exchanges.contains {
+                    ($0.replyEvent ?? .max) < start && $0.responseBody.map { (200..<300).contains($0.status) } == true
+                }
+                let mustFailInStep = switch Self.deadline(transition) {
+                case .everyRequest: true
+                case .requestsOffTheWire: !onTheWire
+                case .none: false
+                }
+                let what: String
+                if let result, result.value.succeeded, !servedBefore {
+                    what = "got an ok result, as if it had succeeded"
+                } else if mustFailInStep, let result, let lateReply, result.event > lateReply {
+                    what = "got its result only after the world answered its request"
+                } else if mustFailInStep, let result, result.step != end.step {
+                    what = "got its result only at step \(result.step + 1)"
+                } else if mustFailInStep, result == nil {
+                    what = "never got a result"
+                } else {
+                    continue
+                }
+                findings.append(context.finding(
+                    [NoRequestWithEndedSessionToken.requirement(endedBy: transition)], id,
+                    "request \(command.value.id) was pending when the session ended ('\(transition)') and \(what)"
+                        + (mustFailInStep ? ": the end must fail it at once" : ": the ended session's response must be discarded"),
+                    [command.event, end.event] + [result?.event, lateReply].compactMap { $0 }))
+            }
+        }
+        return findings
+    }
+}
+
 /// A refresh result that arrives after its session ended is discarded: its tokens are never stored or sent.
 struct StaleRefreshResultDiscarded: Oracle {
     let id = "stale-refresh-result-discarded"

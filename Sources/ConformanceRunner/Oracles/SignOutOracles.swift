@@ -1,47 +1,6 @@
 import ConformanceProtocol
 import SimulatedWorld
 
-/// Sign-out ends what the session had pending at once: every request the app was waiting on gets its result in
-/// the step of the sign-out, before the world answers the request that was on the wire, never after it.
-struct SignOutEndsPendingRequests: Oracle {
-    let id = "sign-out-ends-pending-requests"
-    let invariants: [String] = []
-    let requirements = ["SIGNOUT-BLOCK-AND-CLEAR"]
-    /// The transitions of an explicit sign-out (SIGNOUT-BLOCK-AND-CLEAR's).
-    static let signOuts: Set<String> = ["sign-out", "sign-out-during-refresh", "restore-sign-out"]
-
-    func check(_ context: OracleContext) -> [Finding] {
-        let index = context.index
-        var findings: [Finding] = []
-        var judged: Set<String> = []
-        for end in index.transitions where Self.signOuts.contains(end.message.transition ?? "") {
-            // A process killed in the step of the sign-out had no chance to answer.
-            guard !index.kills.contains(where: { $0.instance == end.instance && $0.step == end.step }) else { continue }
-            for command in index.commands where command.instance == end.instance && command.event < end.event
-                && command.value.kind == .request && !judged.contains(command.value.id) {
-                let result = index.results.first { $0.instance == end.instance && $0.value.id == command.value.id }
-                guard result.map({ $0.event > end.event }) ?? true else { continue }
-                judged.insert(command.value.id)
-                // The first reply the world delivered after the sign-out to a request this command had on the wire.
-                let lateReply = index.exchanges.filter {
-                    $0.instance == end.instance && $0.cause == command.value.id && $0.event < end.event
-                }.compactMap(\.replyEvent).filter { $0 > end.event }.min()
-                let answeredInStep = result.map { $0.step == end.step } ?? false
-                let answeredBeforeReply = result.map { result in lateReply.map { result.event < $0 } ?? true } ?? false
-                guard !(answeredInStep && answeredBeforeReply) else { continue }
-                let what = result == nil ? "never got a result"
-                    : answeredBeforeReply ? "got its result only at step \(result!.step + 1)"
-                    : "got its result only after the world answered its request"
-                findings.append(context.finding(
-                    requirements, id,
-                    "request \(command.value.id) was pending when the user signed out ('\(end.message.transition!)') and \(what): sign-out must end it at once",
-                    [command.event, end.event] + [result?.event, lateReply].compactMap { $0 }))
-            }
-        }
-        return findings
-    }
-}
-
 /// A sign-out's revocation that could not reach the server is retried: once the app runs again with the
 /// network back (a launch that reaches the server, or an `online` signal), it tries again to revoke the ended
 /// session's refresh token, unless the server has revoked that session meanwhile.

@@ -40,24 +40,18 @@ struct TraceIndex {
         let message: TransitionEvent
     }
 
-    struct StorageWrite {
-        let event: Int
-        let instance: Int
-        let effectID: String
-        let secure: Bool
-        let key: String
-        let value: String
-        let accessibility: Accessibility?
-    }
-
     /// A storage change (`set` or `delete`, secure storage or preferences) and what became of it.
     struct StorageChange {
         enum Outcome { case unanswered, applied, refused, discarded }
         let event: Int
         let instance: Int
         let secure: Bool
+        let operation: StorageOperation
         let key: String
-        let value: String?
+        /// What a `set` stores ("" for a delete).
+        let value: String
+        /// A secure `set`'s accessibility class, as the client asked for it.
+        let accessibility: Accessibility?
         /// `refused`: answered with an error (locked, `storageFault`); `discarded`: dropped by a kill.
         var outcome = Outcome.unanswered
         /// The event of the world's answer, for `applied` and `refused`.
@@ -73,8 +67,9 @@ struct TraceIndex {
 
     private(set) var exchanges: [Exchange] = []
     private(set) var transitions: [Transition] = []
-    /// Storage changes (`set`) that took effect: not discarded by a kill, not refused with an error.
-    private(set) var storageWrites: [StorageWrite] = []
+    /// The storage changes that are `set`s and took effect or are still unanswered: not discarded by a kill,
+    /// not refused with an error.
+    private(set) var storageWrites: [StorageChange] = []
     private(set) var storageReads: [Located<(key: String, reply: ReplyBody?)>] = []
     private(set) var storageChanges: [StorageChange] = []
     private(set) var ui: [Located<UIEvent>] = []
@@ -106,10 +101,6 @@ struct TraceIndex {
                 commands.append(Located(event: event.number, instance: event.instance, step: event.step, value: command))
             case .sent(.reply(let id, let body)):
                 let key = "\(event.instance)/\(id)"
-                // A storage change refused (locked, or a write failure) never took effect.
-                if case .error = body {
-                    storageWrites.removeAll { $0.instance == event.instance && $0.effectID == id }
-                }
                 if let index = changeIndex[key] {
                     if case .error = body { storageChanges[index].outcome = .refused } else { storageChanges[index].outcome = .applied }
                     storageChanges[index].answeredAt = event.number
@@ -125,21 +116,24 @@ struct TraceIndex {
             case .received(let message):
                 record(message, event: event, exchangeIndex: &exchangeIndex, readIndex: &readIndex)
                 switch message {
-                case .storage(let id, let operation, let key, let value, _) where operation != .get,
-                     .preferences(let id, let operation, let key, let value) where operation != .get:
+                case .storage(let id, let operation, let key, let value, let accessibility) where operation != .get:
                     changeIndex["\(event.instance)/\(id)"] = storageChanges.count
-                    let secure = if case .storage = message { true } else { false }
-                    storageChanges.append(StorageChange(event: event.number, instance: event.instance, secure: secure, key: key, value: value))
+                    storageChanges.append(StorageChange(event: event.number, instance: event.instance, secure: true, operation: operation,
+                                                        key: key, value: value ?? "", accessibility: accessibility))
+                case .preferences(let id, let operation, let key, let value) where operation != .get:
+                    changeIndex["\(event.instance)/\(id)"] = storageChanges.count
+                    storageChanges.append(StorageChange(event: event.number, instance: event.instance, secure: false, operation: operation,
+                                                        key: key, value: value ?? "", accessibility: nil))
                 default:
                     break
                 }
             case .writeDiscarded(let id):
-                storageWrites.removeAll { $0.instance == event.instance && $0.effectID == id }
                 if let index = changeIndex["\(event.instance)/\(id)"] { storageChanges[index].outcome = .discarded }
             default:
                 break
             }
         }
+        storageWrites = storageChanges.filter { $0.operation == .set && [.applied, .unanswered].contains($0.outcome) }
     }
 
     private mutating func record(_ message: AdapterMessage, event: TraceEvent, exchangeIndex: inout [String: Int],
@@ -150,20 +144,9 @@ struct TraceIndex {
             exchangeIndex["\(event.instance)/\(id)"] = exchanges.count
             exchanges.append(Exchange(event: event.number, instance: event.instance, step: event.step, id: id,
                                       cause: cause, request: profile.map { $0.canonicalRequest(request) } ?? request))
-        case .storage(let id, let operation, let key, let value, let accessibility):
-            if operation == .set {
-                storageWrites.append(StorageWrite(event: event.number, instance: event.instance, effectID: id, secure: true, key: key,
-                                                  value: value ?? "", accessibility: accessibility))
-            } else if operation == .get {
-                readIndex["\(event.instance)/\(id)"] = storageReads.count
-                storageReads.append(Located(event: event.number, instance: event.instance, step: event.step,
-                                            value: (key, nil)))
-            }
-        case .preferences(let id, let operation, let key, let value):
-            if operation == .set {
-                storageWrites.append(StorageWrite(event: event.number, instance: event.instance, effectID: id, secure: false, key: key,
-                                                  value: value ?? "", accessibility: nil))
-            }
+        case .storage(let id, .get, let key, _, _):
+            readIndex["\(event.instance)/\(id)"] = storageReads.count
+            storageReads.append(Located(event: event.number, instance: event.instance, step: event.step, value: (key, nil)))
         case .transition(let transition):
             transitions.append(Transition(event: event.number, instance: event.instance, step: event.step,
                                           message: transition))
@@ -185,6 +168,12 @@ struct TraceIndex {
     /// The client's state just before event `number`, from the transitions before it in the same instance.
     func state(before number: Int, instance: Int) -> String? {
         transitions.last { $0.event < number && $0.instance == instance }?.message.to
+    }
+
+    /// Whether the runner sent `instance` a command strictly between events `after` and `before`: a user action
+    /// or device signal that may explain what the client did next.
+    func commandSent(in instance: Int, between after: Int, and before: Int) -> Bool {
+        commands.contains { $0.instance == instance && $0.event > after && $0.event < before }
     }
 
     /// The last transition that ended a session in `instance` before event `number`.

@@ -69,15 +69,9 @@ enum ExploreCommand: Command {
             console.err("explore: the specs have errors; fix them first (session-conformance lint)\n")
             return .specOrUsageError
         }
-        var world: WorldProfile?
-        if let text = arguments.value("world") {
-            do {
-                world = try WorldArgument.resolve(text, bundle: lint.bundle)
-            } catch {
-                console.err(error.rendered)
-                console.err("explore: the world profile \(text) has errors\n")
-                return .specOrUsageError
-            }
+        let world: WorldProfile?
+        do { world = try WorldArgument.option(arguments, bundle: lint.bundle, command: "explore", console: console) } catch {
+            return .specOrUsageError
         }
         let launcher = try given ?? makeLauncher(arguments, timeout: settings.timeout)
         defer { launcher.stopIdle() }

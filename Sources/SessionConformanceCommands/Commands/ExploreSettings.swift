@@ -57,9 +57,7 @@ extension ExploreCommand {
                 adapterOptions += " --adapter '" + adapter.replacingOccurrences(of: "'", with: "'\\''") + "'"
             }
             if arguments.value("timeout") != nil { adapterOptions += " --timeout \(timeout)" }
-            if let world = arguments.value("world").map({ WorkingDirectory.relative($0) }) {
-                adapterOptions += " --world '" + world.replacingOccurrences(of: "'", with: "'\\''") + "'"
-            }
+            adapterOptions += WorldArgument.reproduceOption(arguments)
             let root = WorkingDirectory.relative(specRoot)
             if arguments.value("spec-root") != nil, root != "Specs" { specRootOption = " --spec-root '\(root)'" }
         }

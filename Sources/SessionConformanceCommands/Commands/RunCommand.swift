@@ -127,14 +127,8 @@ enum RunCommand: Command {
         let launcher = try given ?? makeLauncher(arguments, timeout: timeout)
         guard let filters = try selection(arguments, bundle: lint.bundle, console: console) else { return .success }
         var options = RunOptions(seed: seed, jobs: jobs, filters: filters)
-        if let world = arguments.value("world") {
-            do {
-                options.world = try WorldArgument.resolve(world, bundle: lint.bundle)
-            } catch {
-                console.err(error.rendered)
-                console.err("run: the world profile \(world) has errors\n")
-                return .specOrUsageError
-            }
+        do { options.world = try WorldArgument.option(arguments, bundle: lint.bundle, command: "run", console: console) } catch {
+            return .specOrUsageError
         }
         let runner = SuiteRunner(bundle: lint.bundle, launcher: launcher)
         let requests = try reportRequests(arguments)
@@ -188,10 +182,7 @@ enum RunCommand: Command {
         }
         if let connection = arguments.value("connection"), connection != "in-process" { command += " --connection \(connection)" }
         if let timeout = arguments.value("timeout") { command += " --timeout \(timeout)" }
-        if let world = arguments.value("world").map({ WorkingDirectory.relative($0) }) {
-            let plain = world.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._/-".unicodeScalars.contains($0)) }
-            command += " --world " + (plain ? world : "'" + world.replacingOccurrences(of: "'", with: "'\\''") + "'")
-        }
+        command += WorldArgument.reproduceOption(arguments)
         if let root = arguments.value("spec-root").map({ WorkingDirectory.relative($0) }), root != "Specs" { command += " --spec-root '\(root)'" }
         return WorkingDirectory.relativizing(command)
     }

@@ -1,3 +1,4 @@
+import ConformanceReports
 import Foundation
 import SimulatedWorld
 import SpecModel
@@ -8,6 +9,33 @@ enum WorldArgument {
     struct Failure: Error {
         let rendered: String
         var errorCount = 1
+    }
+
+    /// A `--world` whose errors were printed already; the command ends with `.specOrUsageError`.
+    struct Reported: Error {}
+
+    /// The profile `--world` names, or nil without the option. A profile that cannot be read is printed in
+    /// compiler form, followed by `<command>: the world profile X has errors`, and thrown as `Reported`.
+    static func option(_ arguments: ParsedArguments, bundle: SpecBundle, command: String,
+                       console: any Console) throws(Reported) -> WorldProfile? {
+        guard let text = arguments.value("world") else { return nil }
+        do {
+            return try resolve(text, bundle: bundle)
+        } catch {
+            console.err(error.rendered)
+            console.err("\(command): the world profile \(text) has errors\n")
+            throw Reported()
+        }
+    }
+
+    /// ` --world X` for a command that reproduces this one (relative to the working directory, quoted for a
+    /// shell where it needs to be), or "" without the option.
+    static func reproduceOption(_ arguments: ParsedArguments) -> String {
+        guard let world = arguments.value("world").map({ WorkingDirectory.relative($0) }) else { return "" }
+        let plain = world.unicodeScalars.allSatisfy {
+            $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._/-".unicodeScalars.contains($0))
+        }
+        return " --world " + (plain ? world : "'" + world.replacingOccurrences(of: "'", with: "'\\''") + "'")
     }
 
     /// The profile `text` names: an existing file is read as a world file; otherwise a name among the

@@ -105,17 +105,21 @@ enum OracleCheck {
 
     /// The fake with `defect` fails the case with at least one finding of `oracle` charged to `requirement`,
     /// with evidence that points at events of the trace; the requirement's verdict is `fail` (all these are MUST).
-    /// Returns that oracle's findings and the outcome.
+    /// Returns that oracle's findings and the outcome. `alsoBy`: oracles that see the same defect from another
+    /// side; they must charge the same requirement.
     @discardableResult
     static func fails(_ casesYAML: String, defect: FakeSessionClient.Defect, oracle: String, requirement: String,
-                      capabilities: [String] = [],
+                      alsoBy: Set<String> = [], capabilities: [String] = [],
                       sourceLocation: Testing.SourceLocation = #_sourceLocation) throws -> (findings: [Finding], outcome: CaseOutcome) {
         let (outcome, result) = try Harness.runOne(casesYAML, .init(capabilities: capabilities, defects: [defect]))
         let context = "\(Harness.describe(outcome.findings))\n\(Harness.rendered(outcome))"
         #expect(outcome.status == .fail, "status \(outcome.status), reason: \(outcome.reason ?? "none")\n\(context)",
                 sourceLocation: sourceLocation)
         let mine = outcome.findings.filter { $0.check == "oracle:\(oracle)" }
-        let others = outcome.findings.filter { $0.check.hasPrefix("oracle:") && $0.check != "oracle:\(oracle)" }
+        let others = outcome.findings.filter {
+            $0.check.hasPrefix("oracle:") && $0.check != "oracle:\(oracle)"
+                && !(alsoBy.contains(String($0.check.dropFirst("oracle:".count))) && $0.requirements == [requirement])
+        }
         #expect(others.isEmpty, "the defect should break one behaviour, yet other oracles fired:\n\(Harness.describe(others))",
                 sourceLocation: sourceLocation)
         let charged = mine.filter { $0.requirements.contains(requirement) }
