@@ -57,3 +57,27 @@ struct WorldOptionTests {
         #expect(console.stderr.hasSuffix("lint: 3 errors in 1 file\n"))
     }
 }
+
+@Suite("explore of a client that never signs in")
+struct ExploreNothingTests {
+    @Test("a client that speaks another profile explores nothing: explore says so, names the --world that serves it, exits 1")
+    func otherProfileExploresNothing() throws {
+        let (code, console) = run("explore", "--spec-root", Paths.specs, "--world", "rfc6749", "--variant", "naive-ios",
+                                  "--runs", "30", "--no-shrink")
+        #expect(code == .conformanceFailure, "\(console.stdout)")
+        #expect(console.stdout.hasPrefix("explore: 30 runs of seed 1 explored nothing: the client reached an authenticated session in none of the "),
+                "\(console.stdout)")
+        #expect(console.stdout.hasSuffix("the client sent POST /auth/login, which the world profile rfc6749 does not serve (json-v1 does): "
+            + "if the client speaks json-v1, pass --world json-v1\n"), "\(console.stdout)")
+    }
+
+    @Test("the same client under the profile it speaks, and the reference under either, explore something")
+    func matchingProfileExplores() {
+        let ported = run("explore", "--spec-root", Paths.specs, "--world", "json-v1", "--variant", "naive-ios", "--runs", "30", "--no-shrink")
+        #expect(!ported.console.stdout.contains("explored nothing"), "\(ported.console.stdout)")
+        #expect(ported.console.stdout.contains("FAIL "), "\(ported.console.stdout)")
+        let reference = run("explore", "--spec-root", Paths.specs, "--world", "rfc6749", "--runs", "30", "--no-shrink")
+        #expect(reference.code == .success)
+        #expect(reference.console.stdout == "explore: 30 runs of seed 1, no failure\n")
+    }
+}

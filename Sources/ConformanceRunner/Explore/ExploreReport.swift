@@ -13,8 +13,9 @@ extension Explorer {
         }
         var summary = CaseOutcome(
             caseID: summaryID, title: "\(result.runsDone) generated runs of seed \(result.options.seed)",
-            file: "<explore>", requirements: oracleRequirements, status: .pass, findings: [],
-            reason: "\(result.passed) passed, \(result.failed) failed, \(result.inconclusive) inconclusive, \(result.errored) errored",
+            file: "<explore>", requirements: oracleRequirements, status: result.exploredNothing ? .inconclusive : .pass, findings: [],
+            reason: "\(result.passed) passed, \(result.failed) failed, \(result.inconclusive) inconclusive, \(result.errored) errored"
+                + (result.exploredNothingReason.map { "; \($0)" } ?? ""),
             stderrTail: nil, trace: Trace(), vault: TokenVault(seed: result.options.seed), seed: result.options.seed)
         // Wall time of the whole exploration, for the report only.
         summary.duration = seconds

@@ -46,6 +46,25 @@ public struct ExploreResult: Sendable {
     public var failures: [ExploreFailure] = []
     /// Set when the client could not be started at all.
     public var startupFailure: AdapterFailure?
+    /// Runs that asked the client to sign in, and runs in which it reached an authenticated session.
+    public var askedToSignIn = 0
+    public var signedIn = 0
+    /// Why sign-ins may have failed for a reason that is no requirement's (`WorldMismatch`), from the lowest run.
+    public var worldHint: String?
+
+    /// Runs that must ask for a sign-in before an exploration in which none succeeded counts as exploring nothing.
+    public static let signInsBeforeJudging = 10
+
+    /// No sign-in succeeded in many runs that asked for one: nothing the client does signed in was explored,
+    /// and "no failure" would say nothing.
+    public var exploredNothing: Bool { signedIn == 0 && askedToSignIn >= Self.signInsBeforeJudging }
+
+    /// Says why the exploration explored nothing, when it did.
+    public var exploredNothingReason: String? {
+        guard exploredNothing else { return nil }
+        return "the client reached an authenticated session in none of the \(askedToSignIn) runs that asked it to sign in: "
+            + "nothing it does signed in was explored" + (worldHint.map { "; \($0)" } ?? "")
+    }
 }
 
 /// Plays generated runs against a client and judges each with every oracle (docs/exploration.md).
@@ -98,7 +117,7 @@ public struct Explorer: Sendable {
                 guard position < runs.count, position < stop.load(ordering: .relaxed) else { return }
                 let run = ExploreRunID(seed: options.seed, run: runs[position])
                 let outcome = play(run)
-                let (done, new) = state.withLock { $0.record(run, outcome) }
+                let (done, new) = state.withLock { $0.record(run, outcome, world: world) }
                 if let stopAt = options.stopAt, ExploreFailureKey.of(outcome).contains(where: stopAt) {
                     stop.min(position, ordering: .relaxed)
                 }
@@ -112,6 +131,9 @@ public struct Explorer: Sendable {
             result.failed = tally.counts[.fail, default: 0]
             result.inconclusive = tally.counts[.inconclusive, default: 0]
             result.errored = tally.counts[.error, default: 0]
+            result.askedToSignIn = tally.askedToSignIn
+            result.signedIn = tally.signedIn
+            result.worldHint = tally.worldHint?.text
             result.failures = tally.first.map { ExploreFailure(key: $0.key, run: $0.value.run, outcome: $0.value.outcome) }
                 .sorted { ($0.run, $0.key) < ($1.run, $1.key) }
             return result
@@ -122,10 +144,21 @@ public struct Explorer: Sendable {
         var done = 0
         var counts: [CaseStatus: Int] = [:]
         var first: [ExploreFailureKey: (run: ExploreRunID, outcome: CaseOutcome)] = [:]
+        var askedToSignIn = 0
+        var signedIn = 0
+        var worldHint: (run: ExploreRunID, text: String)?
 
-        mutating func record(_ run: ExploreRunID, _ outcome: CaseOutcome) -> (Int, [ExploreFailureKey]) {
+        mutating func record(_ run: ExploreRunID, _ outcome: CaseOutcome, world: WorldProfile) -> (Int, [ExploreFailureKey]) {
             done += 1
             counts[outcome.status, default: 0] += 1
+            if WorldMismatch.askedToSignIn(outcome) {
+                askedToSignIn += 1
+                if WorldMismatch.signedIn(outcome) {
+                    signedIn += 1
+                } else if worldHint.map({ run < $0.run }) ?? true, let hint = WorldMismatch.hint(in: [outcome], profile: world) {
+                    worldHint = (run, hint)
+                }
+            }
             var new: [ExploreFailureKey] = []
             for key in ExploreFailureKey.of(outcome) {
                 if let known = first[key] {

@@ -33,7 +33,9 @@ enum ExploreCommand: Command {
         run decides. --shard I/N plays every N-th run from the I-th: the shards of a CI matrix cover the runs
         exactly once, and 'session-conformance merge' joins their JSON reports, each distinct failure once.
         --variant NAME explores a known-bad client of 'session-conformance mutants' (in-process), to see
-        what the explorer finds. Exit 1 when a failure was found, 0 otherwise.
+        what the explorer finds. Exit 1 when a failure was found, or when no sign-in succeeded in 10 or more runs
+        that asked for one (nothing signed in was explored; the console says why when it can tell, such as a
+        client that speaks another world profile), 0 otherwise.
         """
     static let options = [
         OptionSpec(name: "runs", kind: .value(placeholder: "N"), help: "Runs to play (default 1000)."),
@@ -99,6 +101,8 @@ enum ExploreCommand: Command {
             .shrinkAll(result, console: console) : []
         if !result.failures.isEmpty {
             console.out(ExploreSummary.render(result, shrunk: shrunk, settings: settings))
+        } else if let nothing = result.exploredNothingReason {
+            console.out("explore: \(result.runsDone) runs of seed \(settings.options.seed) explored nothing: \(nothing)\n")
         } else {
             console.out("explore: \(result.runsDone) runs of seed \(settings.options.seed), no failure\n")
         }
@@ -107,7 +111,7 @@ enum ExploreCommand: Command {
             return failed
         }
         if let interrupted = signals.exitCode { return interrupted }
-        return result.failures.isEmpty ? .success : .conformanceFailure
+        return result.failures.isEmpty && !result.exploredNothing ? .success : .conformanceFailure
     }
 
     private static func replay(_ run: ExploreRunID, explorer: Explorer, console: any Console) -> ExitCode {

@@ -156,8 +156,9 @@ enum RunCommand: Command {
         defer { signals.stop() }
         let progress = ProgressLines(console: console)
         let report: ComplianceReport
+        let result: RunResult
         do {
-            report = try reporting.execute { done, total, outcome in progress.caseEnded(done, total, outcome) }.report
+            (result, report) = try reporting.execute { done, total, outcome in progress.caseEnded(done, total, outcome) }
         } catch {
             console.err("run: \(error)\n")
             return .specOrUsageError
@@ -165,6 +166,9 @@ enum RunCommand: Command {
         progress.finish()
         let summary = TextSummaryWriter.render(report, verbose: arguments.flags.contains("verbose"))
         console.out(console.colors ? ConsoleStyle.colorize(summary) : summary)
+        if let world = result.world, let hint = WorldMismatch.hint(in: result.outcomes, profile: world) {
+            console.err("run: hint: \(hint)\n")
+        }
         let failedWrite = try writeReports(report, requests, console: console)
             ?? writeExpectedFailures(report, arguments, console: console)
         if let interrupted = signals.exitCode {
