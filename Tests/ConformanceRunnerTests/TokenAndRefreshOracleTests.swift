@@ -322,3 +322,42 @@ struct BackgroundTokensAfterFirstUnlockTests {
         #expect(Harness.verdict("STORAGE-BACKGROUND-ACCESSIBILITY", in: result)?.status == .skipped)
     }
 }
+
+@Suite("oracle: refresh-bypasses-401-handling, after a rejection")
+struct RefreshAfterRejectionTests {
+    static func refresh(_ token: String) -> HTTPRequestMessage {
+        HTTPRequestMessage(method: "POST", path: "/auth/refresh", body: ["refresh_token": .string(token)])
+    }
+
+    /// Alice's refresh is rejected; then (`login`) a login answered with new tokens, the sign-in not finished.
+    static func rejected(thenLogin login: Bool) -> (CraftedTrace, old: String, new: String?) {
+        var crafted = CraftedTrace()
+        let tokens = crafted.signInAlice()
+        crafted.world.server.auth.revokeAll(account: "acct-alice")
+        crafted.exchange(Self.refresh(tokens.refresh))
+        guard login else { return (crafted, tokens.refresh, nil) }
+        let outcome = crafted.exchange(HTTPRequestMessage(method: "POST", path: "/auth/login",
+                                                          body: ["email": "carol@example.com", "password": "river lamp violet"]))
+        guard case .response(let response) = outcome else { return (crafted, tokens.refresh, nil) }
+        return (crafted, tokens.refresh, response.body["refresh_token"]?.string)
+    }
+
+    @Test("a refresh with the token of a login answered after the rejection belongs to the new sign-in: no finding")
+    func newSignInsRefreshPasses() throws {
+        var (crafted, _, new) = Self.rejected(thenLogin: true)
+        let token = try #require(new)
+        crafted.exchange(Self.refresh(token))
+        #expect(try crafted.findings(RefreshBypassesUnauthorizedHandling()).isEmpty)
+    }
+
+    @Test("another refresh with the rejected session's token fails, a new login in between or not")
+    func rejectedTokenAgainFails() throws {
+        for login in [false, true] {
+            var (crafted, old, _) = Self.rejected(thenLogin: login)
+            crafted.exchange(Self.refresh(old))
+            let findings = try crafted.findings(RefreshBypassesUnauthorizedHandling())
+            #expect(findings.map(\.message) == ["a refused refresh was followed by another refresh without a new sign-in"],
+                    "login \(login): \(findings.map(\.message))")
+        }
+    }
+}

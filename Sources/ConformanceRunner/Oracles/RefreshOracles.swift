@@ -117,7 +117,14 @@ struct RefreshBypassesUnauthorizedHandling: Oracle {
             && !context.index.transitions.contains(where: {
                 $0.instance == refused.instance && $0.event > refused.event && $0.event < next.event
                     && $0.message.transition == "sign-in-succeeded"
-            }) && refused.replyEvent.map({ $0 < next.event }) == true {
+            }) && refused.replyEvent.map({ $0 < next.event }) == true
+            // A refresh with the token of a login answered after the refusal belongs to a new sign-in, even
+            // one that has not finished yet (a sign-in whose profile call found the token expired).
+            && !context.index.exchanges.contains(where: { login in
+                login.isLogin && login.instance == next.instance && (login.replyEvent ?? .max) > refused.replyEvent!
+                    && login.event < next.event && login.issuedRefreshToken != nil
+                    && login.issuedRefreshToken == next.presentedRefreshToken
+            }) {
             findings.append(context.finding(
                 requirements, id, "a refused refresh was followed by another refresh without a new sign-in",
                 [refused.event, next.event]))
