@@ -65,17 +65,17 @@ struct SessionEndEndsPendingRequestsTests {
 
     @Test("after a switch the old generation's request may fail when its response returns, as the epoch check does")
     func switchFailsWhenTheResponseReturns() throws {
-        var crafted = Self.signedOutWithRequestOnTheWire(ending: (.switchAccount, "account-switch"))
-        crafted.step = 2
-        crafted.add(.sent(.reply(id: "e42", .response(HTTPResponseMessage(status: 200, body: ["contentId": "content-1"])))))
-        crafted.add(.received(.result(CommandResult(id: "c7", error: ErrorInfo(code: "cancelled", definite: true)))))
-        #expect(try crafted.findings(SessionEndEndsPendingRequests()).isEmpty)
+        /// Alice's response comes back a step after the switch, and the client reports `result` for it.
+        func returnedAfterSwitch(_ result: CommandResult) throws -> [Finding] {
+            var crafted = Self.signedOutWithRequestOnTheWire(ending: (.switchAccount, "account-switch"))
+            crafted.step = 2
+            crafted.add(.sent(.reply(id: "e42", .response(HTTPResponseMessage(status: 200, body: ["contentId": "content-1"])))))
+            crafted.add(.received(.result(result)))
+            return try crafted.findings(SessionEndEndsPendingRequests())
+        }
+        #expect(try returnedAfterSwitch(CommandResult(id: "c7", error: ErrorInfo(code: "cancelled", definite: true))).isEmpty)
 
-        var used = Self.signedOutWithRequestOnTheWire(ending: (.switchAccount, "account-switch"))
-        used.step = 2
-        used.add(.sent(.reply(id: "e42", .response(HTTPResponseMessage(status: 200, body: ["contentId": "content-1"])))))
-        used.add(.received(.result(CommandResult(id: "c7"))))
-        let findings = try used.findings(SessionEndEndsPendingRequests())
+        let findings = try returnedAfterSwitch(CommandResult(id: "c7"))
         #expect(findings.map(\.requirements) == [["EPOCH-DISCARD-STALE-RESPONSES"]], "\(findings.map(\.message))")
         #expect(findings.first?.message.contains("must be discarded") == true, "\(findings.map(\.message))")
     }

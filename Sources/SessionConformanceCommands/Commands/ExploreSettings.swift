@@ -54,7 +54,7 @@ extension ExploreCommand {
             reports = try RunCommand.reportRequests(arguments)
             variant = arguments.value("variant")
             if let adapter = arguments.value("adapter") {
-                adapterOptions += " --adapter '" + adapter.replacingOccurrences(of: "'", with: "'\\''") + "'"
+                adapterOptions += " --adapter " + ShellWord.quoted(adapter)
             }
             if arguments.value("timeout") != nil { adapterOptions += " --timeout \(timeout)" }
             adapterOptions += WorldArgument.reproduceOption(arguments)

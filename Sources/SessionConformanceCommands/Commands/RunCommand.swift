@@ -182,7 +182,7 @@ enum RunCommand: Command {
     static func reproduceCommand(_ arguments: ParsedArguments) -> String {
         var command = "session-conformance run"
         if let adapter = arguments.value("adapter") {
-            command += " --adapter '" + adapter.replacingOccurrences(of: "'", with: "'\\''") + "'"
+            command += " --adapter " + ShellWord.quoted(adapter)
         }
         if let connection = arguments.value("connection"), connection != "in-process" { command += " --connection \(connection)" }
         if let timeout = arguments.value("timeout") { command += " --timeout \(timeout)" }
@@ -251,6 +251,6 @@ enum ReferenceAdapterExecutable {
     static var commandLine: String {
         let sibling = ExecutableLocation.directory.appendingPathComponent("session-conformance-reference-adapter")
         // `exec`: the shell becomes the adapter instead of waiting on it as a second process.
-        return "exec '" + sibling.path.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        return "exec " + ShellWord.quoted(sibling.path)
     }
 }

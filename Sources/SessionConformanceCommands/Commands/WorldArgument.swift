@@ -35,7 +35,7 @@ enum WorldArgument {
         let plain = world.unicodeScalars.allSatisfy {
             $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._/-".unicodeScalars.contains($0))
         }
-        return " --world " + (plain ? world : "'" + world.replacingOccurrences(of: "'", with: "'\\''") + "'")
+        return " --world " + (plain ? world : ShellWord.quoted(world))
     }
 
     /// The profile `text` names: an existing file is read as a world file; otherwise a name among the
