@@ -63,9 +63,10 @@ public enum AdapterMessage: Sendable, Hashable {
     /// `offlineResources` is the declared offline policy: the resources whose cached content may be shown
     /// before the session is validated (with the `offline-browsing` capability). `httpMode` is how the
     /// client's HTTP reaches the world: `http` effects (the default) or real requests to the runner's
-    /// loopback server.
+    /// loopback server. `refreshTriggers`, when declared, lists what starts the client's refreshes
+    /// (`unauthorized`, `expiry`, `background`); nil when the adapter does not say, and the runner finds out.
     case hello(protocolVersion: Int, implementation: ImplementationInfo, capabilities: [String], offlineResources: [String] = [],
-               httpMode: HTTPMode = .message)
+               httpMode: HTTPMode = .message, refreshTriggers: [String]? = nil)
     case http(id: String, cause: String?, HTTPRequestMessage)
     case storage(id: String, operation: StorageOperation, key: String, value: String?, accessibility: Accessibility?)
     case preferences(id: String, operation: StorageOperation, key: String, value: String?)
@@ -88,7 +89,7 @@ public enum AdapterMessage: Sendable, Hashable {
 
     public var json: JSONValue {
         switch self {
-        case .hello(let version, let implementation, let capabilities, let offlineResources, let httpMode):
+        case .hello(let version, let implementation, let capabilities, let offlineResources, let httpMode, let refreshTriggers):
             var object: [String: JSONValue] = ["type": "hello", "protocol": .int(version),
                     "implementation": ["name": .string(implementation.name), "version": .string(implementation.version),
                                        "language": .string(implementation.language),
@@ -98,6 +99,7 @@ public enum AdapterMessage: Sendable, Hashable {
                 object["offlinePolicy"] = ["cachedResources": .array(offlineResources.map(JSONValue.string))]
             }
             if httpMode != .message { object["http"] = .string(httpMode.rawValue) }
+            if let refreshTriggers { object["refreshTriggers"] = .array(refreshTriggers.map(JSONValue.string)) }
             return .object(object)
         case .http(let id, let cause, let request):
             var object: [String: JSONValue] = ["type": "http", "id": .string(id), "request": request.json]
@@ -164,7 +166,8 @@ public enum AdapterMessage: Sendable, Hashable {
                     name: try implementation.string("name"), version: try implementation.string("version"),
                     language: try implementation.string("language"), platform: try implementation.string("platform")),
                 capabilities: capabilities, offlineResources: offlineResources,
-                httpMode: reader.has("http") ? try reader.choice("http", as: HTTPMode.self) : .message)
+                httpMode: reader.has("http") ? try reader.choice("http", as: HTTPMode.self) : .message,
+                refreshTriggers: reader.has("refreshTriggers") ? try Self.strings(reader.value("refreshTriggers"), "refreshTriggers") : nil)
         case "http":
             self = .http(id: try reader.string("id"), cause: try reader.optionalString("cause"),
                          try HTTPRequestMessage(json: reader.value("request")))

@@ -65,7 +65,7 @@ public struct ExpectedFailures: Sendable {
             return []
         }
         let requirementIDs = Set(bundle.requirements.map(\.id))
-        let caseIDs = Set(bundle.cases.map(\.id))
+        let caseIDs = Set(bundle.playableCases.map(\.id))
         var seen: [String: SourceLocation] = [:]
         var entries: [Entry] = []
         for item in items {

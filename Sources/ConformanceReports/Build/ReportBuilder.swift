@@ -52,8 +52,8 @@ public struct ReportContext: Sendable {
 public enum ReportBuilder {
     public static func build(_ result: RunResult, context: ReportContext) -> ComplianceReport {
         let bundle = context.bundle
-        let ordinals = Dictionary(bundle.cases.enumerated().map { ($0.element.id, $0.offset) }, uniquingKeysWith: { a, _ in a })
-        let specCases = Dictionary(bundle.cases.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        let ordinals = Dictionary(bundle.playableCases.enumerated().map { ($0.element.id, $0.offset) }, uniquingKeysWith: { a, _ in a })
+        let specCases = Dictionary(bundle.playableCases.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         let cases = result.outcomes.map { outcome in
             caseReport(outcome, spec: specCases[outcome.caseID], ordinal: ordinals[outcome.caseID] ?? Int.max,
                        context: context, runSeed: result.seed)
@@ -64,7 +64,8 @@ public enum ReportBuilder {
                               quotes: requirement.sources.map { QuoteReport(document: $0.document.value, quote: $0.text) },
                               capability: requirement.capability?.value,
                               transitions: requirement.transitions.map(\.value), invariants: requirement.invariants.map(\.value),
-                              status: .untested, reason: nil, cases: [], evidence: [], expectedFailure: nil)
+                              status: .untested, reason: nil, cases: [], evidence: [], expectedFailure: nil,
+                              needs: requirement.evidence.map(\.rawValue))
         }
         let machine = bundle.stateMachine
         let stateMachine = StateMachineReport(
@@ -148,8 +149,14 @@ public enum ReportBuilder {
                               occurrences: finding.occurrences)
             },
             trace: trace, traceEvents: outcome.trace.events.count, expectedFailure: nil,
-            reproduce: "\(context.command) --case \(outcome.caseID) --seed \(runSeed)")
+            reproduce: "\(context.command) --case \(Self.caseArgument(outcome.caseID)) --seed \(runSeed)",
+            trigger: outcome.trigger?.rawValue,
+            reached: outcome.status == .pass || outcome.status == .fail ? outcome.reached.map(\.rawValue).sorted() : nil,
+            wouldHaveChecked: outcome.wouldHaveChecked.isEmpty ? nil : outcome.wouldHaveChecked)
     }
+
+    /// A case ID as a shell word: a variant's brackets (`base[expiry]`) are quoted so a shell does not glob them.
+    static func caseArgument(_ id: String) -> String { id.contains("[") ? "'\(id)'" : id }
 
     /// Which events (by 0-based position) a case keeps: all within the limit; else the first and last half
     /// of the limit, and ten events either side of each piece of evidence (the first three of each finding).

@@ -159,6 +159,8 @@ public struct RequirementReport: Sendable, Equatable, Codable {
     public var evidence: [Evidence]
     /// The reason from the expected-failures file, when it is expected to fail.
     public var expectedFailure: String?
+    /// The situations a conclusive case must reach before it can pass (`evidence:` in requirements.yaml).
+    public var needs: [String]? = nil
 
     public var isTestable: Bool { ["MUST", "SHOULD", "MAY"].contains(level) }
 }
@@ -225,6 +227,12 @@ public struct CaseReport: Sendable, Equatable, Codable {
     public var traceEvents: Int
     public var expectedFailure: String?
     public var reproduce: String
+    /// The refresh trigger a variant was played under (`unauthorized`, `expiry`, `background`).
+    public var trigger: String? = nil
+    /// The situations its trace reached (conclusive cases only).
+    public var reached: [String]? = nil
+    /// For an inconclusive case: what its remaining `expect` steps would have checked.
+    public var wouldHaveChecked: [String]? = nil
 }
 
 public struct FindingReport: Sendable, Equatable, Codable {

@@ -35,6 +35,8 @@ extension ComplianceReport {
 
         // Requirements: the runner's verdict rule, over the cases.
         let declared = Set(adapter.capabilities)
+        let reached = Set(cases.filter { [.pass, .fail, .known].contains($0.status) }.flatMap { $0.reached ?? [] }
+            .compactMap(Situation.init(rawValue:)))
         for index in requirements.indices {
             let id = requirements[index].id
             let covering = cases.filter { $0.requirements.contains(id) }
@@ -49,7 +51,7 @@ extension ComplianceReport {
                          reproduce: testCase.reproduce)
             }
             let (status, reason) = Self.verdict(requirements[index], covering: covering, charged: charged.count,
-                                                declared: declared, partial: isPartial, shard: run.shard)
+                                                declared: declared, partial: isPartial, shard: run.shard, reached: reached)
             requirements[index].status = status
             requirements[index].reason = reason
             requirements[index].expectedFailure = nil
@@ -77,7 +79,7 @@ extension ComplianceReport {
 
     /// The runner's rule (`VerdictRule`), on report data: a `known` case failed.
     static func verdict(_ requirement: RequirementReport, covering: [CaseReport], charged: Int, declared: Set<String>,
-                        partial: Bool, shard: Shard?) -> (RequirementReportStatus, String?) {
+                        partial: Bool, shard: Shard?, reached: Set<Situation> = []) -> (RequirementReportStatus, String?) {
         guard let level = RequirementLevel(rawValue: requirement.level) else {
             return (.notTestable, "level \(requirement.level)")
         }
@@ -86,7 +88,7 @@ extension ComplianceReport {
         let (status, reason) = VerdictRule.decide(
             level: level, capability: requirement.capability, declared: declared, charged: charged,
             covering: covering.map { VerdictRule.Covering(id: $0.id, status: $0.status.asCaseStatus, reason: $0.reason) },
-            uncovered: uncovered)
+            uncovered: uncovered, needs: (requirement.needs ?? []).compactMap(Situation.init(rawValue:)), reached: reached)
         return (RequirementReportStatus(status), reason)
     }
 

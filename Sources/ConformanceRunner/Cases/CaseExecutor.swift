@@ -11,6 +11,8 @@ struct CaseExecutor {
     let offlineResources: [String]
     let seed: UInt64
     var world: WorldProfile = .jsonV1
+    /// What the adapter's `hello` declared starts its refreshes; nil when it did not say.
+    var refreshTriggers: Set<RefreshTrigger>? = nil
 
     func run() -> CaseOutcome {
         let caseSeed = SeededRandom.derive(seed, acceptanceCase.id)
@@ -19,6 +21,9 @@ struct CaseExecutor {
         if !missing.isEmpty {
             return outcome(.skipped, driver: driver, findings: [], seed: caseSeed,
                            reason: "the adapter does not declare \(missing.joined(separator: ", "))")
+        }
+        if let reason = skippedTrigger() {
+            return outcome(.skipped, driver: driver, findings: [], seed: caseSeed, reason: reason)
         }
         var findings: [Finding] = []
         // Consecutive checks share one window: what happened since the previous group of checks.
@@ -29,8 +34,17 @@ struct CaseExecutor {
         // requirements they verified count as covered by this case.
         func stop(_ reason: String) -> CaseOutcome {
             driver.finish()
-            return outcome(findings.isEmpty ? .inconclusive : .fail, driver: driver, findings: findings, seed: caseSeed,
-                           reason: reason, covered: findings.isEmpty ? nil : verified)
+            if findings.isEmpty, let skip = undiscoveredTrigger(driver.trace, profile: driver.world.profile) {
+                return outcome(.skipped, driver: driver, findings: [], seed: caseSeed, reason: skip + "; " + reason)
+            }
+            var stopped = outcome(findings.isEmpty ? .inconclusive : .fail, driver: driver, findings: findings, seed: caseSeed,
+                                  reason: reason, covered: findings.isEmpty ? nil : verified)
+            if findings.isEmpty {
+                stopped.wouldHaveChecked = remainingChecks(after: driver.step)
+            } else {
+                stopped.reached = SituationDetectors.reached(TraceIndex(driver.trace, profile: driver.world.profile), trace: driver.trace)
+            }
+            return stopped
         }
         do {
             for (index, step) in acceptanceCase.steps.enumerated() {
@@ -64,7 +78,20 @@ struct CaseExecutor {
                                     machine: machine, capabilities: capabilities, offlineResources: offlineResources,
                                     capturedLog: driver.capturedLog)
         for oracle in Oracles.all { findings += oracle.check(context) }
-        return outcome(findings.isEmpty ? .pass : .fail, driver: driver, findings: findings, seed: caseSeed)
+        var finished = outcome(findings.isEmpty ? .pass : .fail, driver: driver, findings: findings, seed: caseSeed)
+        finished.reached = SituationDetectors.reached(context.index, trace: driver.trace)
+        return finished
+    }
+
+    /// What the `expect` steps after `step` would have checked, for the report of an inconclusive case:
+    /// `step 9 (line 40): REFRESH-SINGLE-FLIGHT: requests, results`.
+    private func remainingChecks(after step: Int) -> [String] {
+        acceptanceCase.steps.enumerated().dropFirst(step + 1).compactMap { index, caseStep in
+            guard case .expect(let expectation) = caseStep.action else { return nil }
+            let keys = caseStep.arguments.mapping?.map(\.key).filter { !["for", "under"].contains($0) } ?? []
+            return "step \(index + 1) (line \(caseStep.location.line)): "
+                + expectation.verifies.map(\.value).joined(separator: ", ") + ": " + keys.joined(separator: ", ")
+        }
     }
 
     private func perform(_ action: StepAction, driver: ClientDriver) throws(AdapterFailure) {
@@ -96,6 +123,9 @@ struct CaseExecutor {
             try driver.advance(by: seconds)
         case .skewClock(let seconds):
             try driver.skewClock(seconds)
+        case .refreshDue:
+            // Lint requires triggers wherever refreshDue is written; an unexpanded case plays its first trigger.
+            try driver.makeRefreshDue(by: acceptanceCase.trigger ?? acceptanceCase.triggers.first?.value ?? .expiry)
         case .fault(let path, let kind, let times):
             driver.addFault(path: path, kind: kind, times: times)
         case .storageFault(let kind, let times):
@@ -119,6 +149,33 @@ struct CaseExecutor {
         }
     }
 
+    /// Why a trigger variant is not played for this client: its trigger needs a capability the adapter did not
+    /// declare, or the adapter declared refresh triggers that do not include it.
+    private func skippedTrigger() -> String? {
+        guard let trigger = acceptanceCase.trigger else { return nil }
+        if trigger == .background, !capabilities.contains("background-refresh") {
+            return "the background variant needs background-refresh, which the adapter does not declare"
+        }
+        if let declared = refreshTriggers, !declared.contains(trigger) {
+            let names = RefreshTrigger.allCases.filter(declared.contains).map(\.rawValue)
+            return "the adapter declares refreshTriggers [\(names.joined(separator: ", "))], not \(trigger.rawValue)"
+        }
+        return nil
+    }
+
+    /// For an adapter that did not declare its refresh triggers: a variant that stopped with no refresh sent
+    /// since its first `refreshDue` found a trigger the client does not use. It is skipped, not inconclusive:
+    /// the other variants test the behaviour, and a requirement whose evidence no variant reached stays untested.
+    private func undiscoveredTrigger(_ trace: Trace, profile: WorldProfile) -> String? {
+        guard let trigger = acceptanceCase.trigger, refreshTriggers == nil,
+              let due = acceptanceCase.steps.firstIndex(where: { if case .refreshDue = $0.action { true } else { false } })
+        else { return nil }
+        let refreshed = TraceIndex(trace, profile: profile).exchanges.contains { $0.isRefresh && $0.step >= due }
+        guard !refreshed else { return nil }
+        return "the client did not refresh on \(trigger.describedAsCause) (refreshDue, step \(due + 1)): "
+            + "not one of its refresh triggers"
+    }
+
     private func resolve(_ credentials: Credentials) -> (String, String) {
         switch credentials {
         case .account(let name):
@@ -133,9 +190,11 @@ struct CaseExecutor {
     private func outcome(_ status: CaseStatus, driver: ClientDriver, findings: [Finding], seed: UInt64,
                          reason: String? = nil, stderrTail: String? = nil, covered: Set<String>? = nil) -> CaseOutcome {
         let requirements = acceptanceCase.requirements.map(\.value).filter { covered?.contains($0) ?? true }
-        return CaseOutcome(caseID: acceptanceCase.id, title: acceptanceCase.title, file: acceptanceCase.file,
+        var made = CaseOutcome(caseID: acceptanceCase.id, title: acceptanceCase.title, file: acceptanceCase.file,
                     requirements: requirements, status: status, findings: findings,
                     reason: reason, stderrTail: stderrTail.map { driver.world.vault.redact($0) }, trace: driver.trace,
                     vault: driver.world.vault, seed: seed)
+        made.trigger = acceptanceCase.trigger
+        return made
     }
 }

@@ -36,7 +36,7 @@ final class ProcessConnection: AdapterConnection {
     func receive() throws(AdapterFailure) -> AdapterMessage {
         do {
             let message = try receiveChecked()
-            if case .hello(_, _, let capabilities, _, _) = message { declaredReset = capabilities.contains("reset") }
+            if case .hello(_, _, let capabilities, _, _, _) = message { declaredReset = capabilities.contains("reset") }
             return message
         } catch {
             broken = true

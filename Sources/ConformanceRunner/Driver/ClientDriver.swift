@@ -73,6 +73,24 @@ final class ClientDriver {
 
     func setOnline(_ online: Bool) { world.online = online }
 
+    /// A `refreshDue` step under `trigger`: what makes a refresh due for a client with that trigger.
+    func makeRefreshDue(by trigger: RefreshTrigger) throws(AdapterFailure) {
+        switch trigger {
+        case .unauthorized:
+            world.auth.expireAccessTokens(at: world.serverTime)
+            note("refresh due (unauthorized): the server stops accepting every access token issued so far; the client's clock is not moved")
+        case .expiry, .background:
+            // One second past the newest token's expiry: every client clock, proactive or not, counts it expired.
+            let seconds = world.secondsUntilAccessTokensExpire.rounded(.up) + 1
+            note("refresh due (\(trigger.rawValue)): the clock moves \(Int(seconds)) s, past the expiry of every access token issued so far")
+            try advance(by: seconds)
+            if trigger == .background, isRunning { try command(.backgroundRefresh) }
+        }
+        // The client's refresh may start in the next step (the request that finds the token expired): a kill
+        // point armed before this step waits for it.
+        armedKill?.due = false
+    }
+
     func setLocked(_ locked: Bool) {
         world.storage.locked = locked
         if !locked { world.storage.unlockedSinceBoot = true }
@@ -134,7 +152,7 @@ final class ClientDriver {
         self.connection = connection
         record(.processStarted(instance: instance))
         let first = try receive()
-        guard case .hello(let version, let implementation, let capabilities, _, let httpMode) = first else {
+        guard case .hello(let version, let implementation, let capabilities, _, let httpMode, _) = first else {
             throw AdapterFailure(.protocolViolation, "the adapter's first message was not 'hello'", stderrTail: tail())
         }
         guard version == adapterProtocolVersion else {

@@ -83,10 +83,10 @@ public struct Explorer: Sendable {
         self.machine = machine
         self.launcher = launcher
         let probe = try SuiteRunner.probe(launcher)
-        implementation = probe.0
-        capabilities = probe.1
-        offlineResources = probe.2
-        self.world = world ?? (probe.3 == .loopback ? .rfc6749 : .jsonV1)
+        implementation = probe.implementation
+        capabilities = probe.capabilities
+        offlineResources = probe.offlineResources
+        self.world = world ?? (probe.httpMode == .loopback ? .rfc6749 : .jsonV1)
     }
 
     /// Plays one case (a generated run, a shrunk one, or a candidate of the shrinker) with the run seed.

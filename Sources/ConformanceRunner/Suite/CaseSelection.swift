@@ -17,6 +17,12 @@ public enum CaseSelection {
         return true
     }
 
+    /// Whether a filter selects a case: its ID, or for a trigger variant (`base[expiry]`) also the ID as
+    /// written, so `--case base` plays every variant.
+    public static func matches(pattern: String, case candidate: AcceptanceCase) -> Bool {
+        matches(pattern: pattern, id: candidate.id) || (candidate.baseID != candidate.id && matches(pattern: pattern, id: candidate.baseID))
+    }
+
     /// The cases that name a requirement, in the spec's order.
     public static func covering(_ requirement: String, in cases: [AcceptanceCase]) -> [AcceptanceCase] {
         cases.filter { $0.requirements.contains { $0.value == requirement } }

@@ -63,8 +63,9 @@ public struct SuiteRunner: Sendable {
     }
 
     public func selectedCases(_ options: RunOptions) -> [AcceptanceCase] {
-        let filtered = options.filters.isEmpty ? bundle.cases : bundle.cases.filter { candidate in
-            options.filters.contains { CaseSelection.matches(pattern: $0, id: candidate.id) }
+        let playable = bundle.playableCases
+        let filtered = options.filters.isEmpty ? playable : playable.filter { candidate in
+            options.filters.contains { CaseSelection.matches(pattern: $0, case: candidate) }
         }
         guard let only = options.only else { return filtered }
         return filtered.filter { only.contains($0.id) }
@@ -78,7 +79,7 @@ public struct SuiteRunner: Sendable {
                              seed: options.seed, outcomes: [], requirements: [],
                              startupFailure: AdapterFailure(.notRunning, "the spec has no requirements or no state machine"))
         }
-        let probe: (ImplementationInfo, [String], [String], HTTPMode)
+        let probe: AdapterProbe
         defer { launcher.stopIdle() }
         do {
             probe = try Self.probe(launcher)
@@ -88,7 +89,7 @@ public struct SuiteRunner: Sendable {
                              startupFailure: error)
         }
         let cases = selectedCases(options)
-        let world = options.world ?? defaultWorld(for: probe.3)
+        let world = options.world ?? defaultWorld(for: probe.httpMode)
         let results = Mutex<[Int: CaseOutcome]>([:])
         let next = Atomic<Int>(0)
         let done = Atomic<Int>(0)
@@ -99,8 +100,8 @@ public struct SuiteRunner: Sendable {
                 guard position < cases.count else { return }
                 let started = DispatchTime.now().uptimeNanoseconds
                 var outcome = CaseExecutor(acceptanceCase: cases[position], machine: machine, launcher: launcher,
-                                           capabilities: probe.1, offlineResources: probe.2, seed: options.seed,
-                                           world: world).run()
+                                           capabilities: probe.capabilities, offlineResources: probe.offlineResources,
+                                           seed: options.seed, world: world, refreshTriggers: probe.refreshTriggers).run()
                 outcome.duration = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
                 // A case cut short by the interruption did not complete; it is left out rather than an error.
                 if RunInterruption.requested != nil, outcome.status == .error { return }
@@ -109,9 +110,9 @@ public struct SuiteRunner: Sendable {
             }
         }
         let outcomes = results.withLock { all in cases.indices.compactMap { all[$0] } }
-        var result = RunResult(implementation: probe.0, capabilities: probe.1, offlineResources: probe.2, adapter: launcher.description,
+        var result = RunResult(implementation: probe.implementation, capabilities: probe.capabilities, offlineResources: probe.offlineResources, adapter: launcher.description,
                                seed: options.seed, outcomes: outcomes,
-                               requirements: VerdictBuilder.verdicts(catalogue: catalogue, outcomes: outcomes, capabilities: probe.1),
+                               requirements: VerdictBuilder.verdicts(catalogue: catalogue, outcomes: outcomes, capabilities: probe.capabilities),
                                startupFailure: nil)
         if outcomes.count < cases.count { result.interruptedBy = RunInterruption.requested }
         result.world = world
@@ -126,12 +127,13 @@ public struct SuiteRunner: Sendable {
     }
 
     /// Starts the client once to read its identity and capabilities.
-    static func probe(_ launcher: any AdapterLauncher) throws(AdapterFailure) -> (ImplementationInfo, [String], [String], HTTPMode) {
+    static func probe(_ launcher: any AdapterLauncher) throws(AdapterFailure) -> AdapterProbe {
         let connection = try launcher.launch()
         // Released, not killed: an adapter that declared `reset` serves the first case.
         defer { connection.release() }
         let message = try connection.receive()
-        guard case .hello(let version, let implementation, let capabilities, let offlineResources, let httpMode) = message else {
+        guard case .hello(let version, let implementation, let capabilities, let offlineResources, let httpMode,
+                          let refreshTriggers) = message else {
             throw AdapterFailure(.protocolViolation, "the adapter's first message was not 'hello'",
                                  stderrTail: String(connection.capturedLog.suffix(4_000)))
         }
@@ -140,6 +142,27 @@ public struct SuiteRunner: Sendable {
                                  "this runner speaks protocol \(adapterProtocolVersion); the adapter sent \(version)",
                                  stderrTail: String(connection.capturedLog.suffix(4_000)))
         }
-        return (implementation, capabilities, offlineResources, httpMode)
+        var triggers: Set<RefreshTrigger>?
+        if let refreshTriggers {
+            let known = RefreshTrigger.allCases.map(\.rawValue)
+            if let unknown = refreshTriggers.first(where: { !known.contains($0) }) {
+                throw AdapterFailure(.protocolViolation,
+                                     "hello's refreshTriggers names '\(unknown)', not one of \(known.joined(separator: ", "))",
+                                     stderrTail: String(connection.capturedLog.suffix(4_000)))
+            }
+            triggers = Set(refreshTriggers.compactMap(RefreshTrigger.init(rawValue:)))
+        }
+        return AdapterProbe(implementation: implementation, capabilities: capabilities, offlineResources: offlineResources,
+                            httpMode: httpMode, refreshTriggers: triggers)
     }
+}
+
+/// What a client's `hello` declared.
+struct AdapterProbe {
+    let implementation: ImplementationInfo
+    let capabilities: [String]
+    let offlineResources: [String]
+    let httpMode: HTTPMode
+    /// Nil: not declared; the runner finds out per case (a variant whose trigger started no refresh is skipped).
+    let refreshTriggers: Set<RefreshTrigger>?
 }

@@ -1,5 +1,6 @@
 import ConformanceProtocol
 import SimulatedWorld
+import SpecModel
 
 /// How one case ended.
 public enum CaseStatus: String, Sendable, Hashable, CaseIterable {
@@ -32,6 +33,13 @@ public struct CaseOutcome: Sendable {
     public let seed: UInt64
     /// Wall-clock seconds the case took, measured by the suite runner. For reports only: it decides nothing.
     public internal(set) var duration: Double = 0
+    /// The refresh trigger a variant was played under (`base[trigger]`); nil for a case without `triggers`.
+    public internal(set) var trigger: RefreshTrigger?
+    /// The situations its trace shows the client was put through; empty unless the case was conclusive
+    /// (passed or failed): the evidence requirements need before they can pass.
+    public internal(set) var reached: Set<Situation> = []
+    /// For a case that stopped inconclusive: what its remaining `expect` steps would have checked.
+    public internal(set) var wouldHaveChecked: [String] = []
 
     /// `findings` are grouped here, so the runner's verdicts, the reports and the console all see one finding
     /// per kind of violation and case.

@@ -49,8 +49,11 @@ public enum VerdictRule {
     ///   - uncovered: the reason given when no case covers it.
     /// A requirement passes only when at least one covering case was conclusive (passed or failed) and
     /// nothing is charged to it; covered only by inconclusive (and skipped) cases, it is `untested`, with why.
+    ///   - needs: the situations a conclusive case must have reached (`evidence:`); `reached`, those that some
+    ///     conclusive case of the run reached. A requirement with a need not reached is `untested`, never `pass`.
     public static func decide(level: RequirementLevel, capability: String?, declared: Set<String>, charged: Int,
-                              covering: [Covering], uncovered: String = "no case covers it yet") -> (RequirementStatus, String?) {
+                              covering: [Covering], uncovered: String = "no case covers it yet",
+                              needs: [Situation] = [], reached: Set<Situation> = []) -> (RequirementStatus, String?) {
         guard level.isTestable else { return (.notTestable, "level \(level.rawValue)") }
         if let capability, !declared.contains(capability) {
             return (.skipped, "the adapter does not declare \(capability)")
@@ -59,8 +62,16 @@ public enum VerdictRule {
         if covering.contains(where: { $0.status == .error }) {
             return (.error, "a covering case could not run to the end")
         }
-        if covering.contains(where: { $0.status == .pass || $0.status == .fail }) { return (.pass, nil) }
         let inconclusive = covering.filter { $0.status == .inconclusive }
+        if covering.contains(where: { $0.status == .pass || $0.status == .fail }) {
+            let missing = needs.filter { !reached.contains($0) }
+            guard !missing.isEmpty else { return (.pass, nil) }
+            let why = inconclusive.map { "\($0.id): \($0.reason ?? "a precondition did not hold")" }
+                + covering.filter { $0.status == .skipped }.map { "\($0.id) skipped: \($0.reason ?? "skipped")" }
+            return (.untested, "no conclusive case showed that the client "
+                    + missing.map { "\($0.description) [\($0.rawValue)]" }.joined(separator: "; nor that it ")
+                    + (why.isEmpty ? "" : "; cases that could have: " + why.joined(separator: "; ")))
+        }
         if !inconclusive.isEmpty {
             let skipped = covering.filter { $0.status == .skipped }
             let why = inconclusive.map { "\($0.id): \($0.reason ?? "a precondition did not hold")" }
@@ -76,6 +87,7 @@ public enum VerdictRule {
 enum VerdictBuilder {
     static func verdicts(catalogue: RequirementsCatalogue, outcomes: [CaseOutcome], capabilities: [String]) -> [RequirementVerdict] {
         let declared = Set(capabilities)
+        let reached = outcomes.reduce(into: Set<Situation>()) { $0.formUnion($1.reached) }
         return catalogue.requirements.map { requirement in
             let covering = outcomes.filter { $0.requirements.contains(requirement.id) }
             let charged = outcomes.flatMap { outcome in
@@ -83,7 +95,8 @@ enum VerdictBuilder {
             }
             let (status, reason) = VerdictRule.decide(
                 level: requirement.level, capability: requirement.capability?.value, declared: declared, charged: charged.count,
-                covering: covering.map { VerdictRule.Covering(id: $0.caseID, status: $0.status, reason: $0.reason) })
+                covering: covering.map { VerdictRule.Covering(id: $0.caseID, status: $0.status, reason: $0.reason) },
+                needs: requirement.evidence, reached: reached)
             return RequirementVerdict(id: requirement.id, level: requirement.level, title: requirement.title, status: status,
                                       cases: covering.map { ($0.caseID, $0.status) }, findings: charged, reason: reason)
         }

@@ -45,6 +45,16 @@ public struct World: Sendable {
         monotonic += seconds
     }
 
+    /// The server time at which the newest access token issued so far expires; nil when none was issued.
+    var newestAccessTokenExpiry: Double? {
+        vault.tokens.filter { $0.kind == .access }.compactMap(\.expiresAt).max()
+    }
+
+    /// Seconds of virtual time until every access token issued so far has expired on the server's clock.
+    var secondsUntilAccessTokensExpire: Double {
+        max(0, (newestAccessTokenExpiry ?? serverTime + auth.accessTokenLifetime) - serverTime)
+    }
+
     mutating func configure(_ settings: ServerSettings) {
         if let reuse = settings.reuseInterval { auth.reuseInterval = reuse }
         if let lifetime = settings.accessTokenLifetime { auth.accessTokenLifetime = lifetime }

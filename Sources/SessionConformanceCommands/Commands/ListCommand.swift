@@ -53,7 +53,7 @@ enum ListCommand: Command {
     }
 
     static func caseLines(_ bundle: SpecBundle, filters: [String], requirements: [String], specRoot: String) -> [String] {
-        let cases = RunCommand.select(bundle.cases, filters: filters, requirements: requirements)
+        let cases = RunCommand.select(bundle.playableCases, filters: filters, requirements: requirements)
         let width = min(56, (cases.map(\.id.count).max() ?? 0) + 2)
         return cases.map { testCase in
             testCase.id.padding(toLength: max(width, testCase.id.count + 1), withPad: " ", startingAt: 0)
@@ -66,7 +66,7 @@ enum ListCommand: Command {
         for requirement in bundle.requirements {
             if !filters.isEmpty, !filters.contains(where: { CaseSelection.matches(pattern: $0, id: requirement.id) }) { continue }
             if !requirements.isEmpty, !requirements.contains(requirement.id) { continue }
-            let cases = CaseSelection.covering(requirement.id, in: bundle.cases).map(\.id)
+            let cases = CaseSelection.covering(requirement.id, in: bundle.playableCases).map(\.id)
             let oracles = CaseSelection.oracles(checking: requirement.id)
             lines.append(requirement.level.rawValue.uppercased().padding(toLength: 7, withPad: " ", startingAt: 0)
                          + requirement.id + ": " + requirement.title)

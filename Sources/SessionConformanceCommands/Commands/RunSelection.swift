@@ -9,7 +9,7 @@ extension RunCommand {
     static func selection(_ arguments: ParsedArguments, bundle: SpecBundle, console: any Console) throws -> [String]? {
         let globs = (arguments.values["case"] ?? []) + (arguments.values["filter"] ?? [])
         let requirements = try knownRequirements(arguments.values["requirement"] ?? [], in: bundle)
-        var cases = select(bundle.cases, filters: globs, requirements: requirements)
+        var cases = select(bundle.playableCases, filters: globs, requirements: requirements)
         if !globs.isEmpty || !requirements.isEmpty, cases.isEmpty {
             let selectors = globs.map { "'\($0)'" } + requirements.map { "requirement \($0)" }
             throw UsageError("no case matches \(selectors.joined(separator: ", "))",
@@ -31,7 +31,7 @@ extension RunCommand {
     /// The cases the globs and the requirements select; every case when neither is given.
     static func select(_ cases: [AcceptanceCase], filters: [String], requirements: [String]) -> [AcceptanceCase] {
         cases.filter { testCase in
-            (filters.isEmpty || filters.contains { CaseSelection.matches(pattern: $0, id: testCase.id) })
+            (filters.isEmpty || filters.contains { CaseSelection.matches(pattern: $0, case: testCase) })
                 && (requirements.isEmpty || testCase.requirements.contains { requirements.contains($0.value) })
         }
     }

@@ -9,7 +9,7 @@ extension SpecDecoder {
     }
 
     private mutating func acceptanceCase(_ node: YAMLNode, file: String) -> AcceptanceCase? {
-        let keys = ["id", "title", "requirements", "transitions", "capabilities", "steps"]
+        let keys = ["id", "title", "requirements", "transitions", "capabilities", "triggers", "steps"]
         guard var map = mapping(node, "a case", allowed: keys) else { return nil }
         let id = map.required("id").flatMap { identifier($0, "case id", pattern: .lowerKebab) }
         if let id { map.what = "case '\(id.value)'" }
@@ -18,13 +18,40 @@ extension SpecDecoder {
         let requirements = map.required("requirements").map { stringList($0, "the 'requirements' of \(what)") } ?? []
         let transitions = map.optional("transitions").map { stringList($0, "the 'transitions' of \(what)") } ?? []
         let capabilities = map.optional("capabilities").map { stringList($0, "the 'capabilities' of \(what)") } ?? []
+        let triggers = map.optional("triggers").flatMap { list($0, "the 'triggers' of \(what)") }?
+            .compactMap { choice($0, "trigger", as: RefreshTrigger.self) } ?? []
         let steps = map.required("steps").flatMap { list($0, "the 'steps' of \(what)") }?
             .compactMap { step($0) } ?? []
+        checkTriggers(triggers, steps: steps, at: map.node.location, what: what)
         finish(map)
         guard let id, let title else { return nil }
         return AcceptanceCase(
             id: id.value, location: id.location, file: file, title: title.value, requirements: requirements,
-            transitions: transitions, capabilities: capabilities, steps: steps)
+            transitions: transitions, capabilities: capabilities, triggers: triggers, steps: steps)
+    }
+
+    /// A case with `refreshDue` lists the triggers it is played under, and only such a case does; `under`
+    /// names triggers the case lists.
+    private mutating func checkTriggers(_ triggers: [Located<RefreshTrigger>], steps: [CaseStep], at location: SourceLocation,
+                                        what: String) {
+        var seen: Set<RefreshTrigger> = []
+        for trigger in triggers where !seen.insert(trigger.value).inserted {
+            error("trigger '\(trigger.value.rawValue)' is listed twice in \(what)", at: trigger.location)
+        }
+        let due = steps.first { if case .refreshDue = $0.action { true } else { false } }
+        if let due, triggers.isEmpty {
+            error("\(what) has a 'refreshDue' step but no 'triggers': list the triggers it is played under ("
+                  + RefreshTrigger.allCases.map(\.rawValue).joined(separator: ", ") + ")", at: due.location)
+        }
+        if due == nil, let first = triggers.first {
+            error("\(what) lists 'triggers' but has no 'refreshDue' step for them to stand for", at: first.location)
+        }
+        for step in steps {
+            for trigger in step.action.expectation?.under ?? [] where !seen.contains(trigger.value) {
+                error("'under' names trigger '\(trigger.value.rawValue)', which \(what) does not list in 'triggers'",
+                      at: trigger.location)
+            }
+        }
     }
 
     private mutating func step(_ node: YAMLNode) -> CaseStep? {

@@ -55,7 +55,7 @@ extension SpecDecoder {
     }
 
     private static let requirementKeys = [
-        "id", "level", "title", "statement", "source", "transitions", "invariants", "capability", "resolution",
+        "id", "level", "title", "statement", "source", "transitions", "invariants", "capability", "resolution", "evidence",
     ]
 
     private mutating func requirement(_ node: YAMLNode) -> Requirement? {
@@ -71,13 +71,20 @@ extension SpecDecoder {
         let invariants = map.optional("invariants").map { stringList($0, "the 'invariants' of \(what)") } ?? []
         let capability = map.optional("capability").flatMap { string($0, "the 'capability' of \(what)") }
         let resolution = map.optional("resolution").flatMap { decodeResolution($0) }
+        let evidenceNode = map.optional("evidence")
+        let evidence = evidenceNode.flatMap { list($0, "the 'evidence' of \(what)") }?
+            .compactMap { choice($0, "situation", as: Situation.self) } ?? []
+        if let level, !level.value.isTestable, let evidenceNode {
+            error("\(what) is \(level.value.rawValue); only a MUST, SHOULD or MAY requirement lists 'evidence'",
+                  at: evidenceNode.location)
+        }
         map.what = what
         finish(map)
         guard let id, let level, let title, let statement else { return nil }
         return Requirement(
             id: id.value, location: id.location, level: level.value, title: title.value,
             statement: statement.value, sources: sources, transitions: transitions, invariants: invariants,
-            capability: capability, resolution: resolution)
+            capability: capability, resolution: resolution, evidence: evidence.map(\.value))
     }
 
     private mutating func quote(_ node: YAMLNode) -> Quote? {

@@ -25,6 +25,8 @@ public struct SpecBundle: Sendable {
     public init() {}
 
     public var cases: [AcceptanceCase] { caseFiles.flatMap(\.cases) }
+    /// What the runner plays: every case, a case with `triggers` as one variant per trigger (`base[trigger]`).
+    public var playableCases: [AcceptanceCase] { cases.flatMap(\.variants) }
     public var requirements: [Requirement] { catalogue?.requirements ?? [] }
     public var worlds: [WorldProfile] { worldFiles.map(\.profile) }
 }

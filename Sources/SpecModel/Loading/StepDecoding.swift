@@ -10,13 +10,14 @@ extension SpecDecoder {
             return .system(kind)
         }
         switch kind {
-        case "launch", "signOut", "barrier", "reboot":
+        case "launch", "signOut", "barrier", "reboot", "refreshDue":
             guard let map = mapping(node, what, allowed: []) else { return nil }
             finish(map)
             switch kind {
             case "launch": return .launch
             case "signOut": return .signOut
             case "reboot": return .reboot
+            case "refreshDue": return .refreshDue
             default: return .barrier
             }
         case "kill":
@@ -214,7 +215,7 @@ extension SpecDecoder {
     /// `expect` takes the assertions and `for`, the requirements they verify; `require` takes the assertions only.
     private mutating func expectation(_ node: YAMLNode, kind: String) -> Expectation? {
         let verifies = kind == "expect"
-        guard var map = mapping(node, "step '\(kind)'", allowed: Self.assertionKeys + (verifies ? ["for", "failFor"] : []))
+        guard var map = mapping(node, "step '\(kind)'", allowed: Self.assertionKeys + ["under"] + (verifies ? ["for", "failFor"] : []))
         else { return nil }
         var expectation = Expectation()
         if verifies, let renamed = map.entries.first(where: { $0.key == "failFor" }) {
@@ -251,6 +252,9 @@ extension SpecDecoder {
             expectation.tokensStored = flag
         }
         expectation.revoked = map.optional("revoked").flatMap { accountName($0) }
+        if let under = map.optional("under") {
+            expectation.under = list(under, "under")?.compactMap { choice($0, "trigger", as: RefreshTrigger.self) } ?? []
+        }
         if !map.entries.contains(where: { Self.assertionKeys.contains($0.key) }) {
             error("step '\(kind)' checks nothing; give at least one of \(Self.assertionKeys.joined(separator: ", "))",
                   at: node.location)

@@ -39,6 +39,8 @@ public struct Requirement: Sendable, Identifiable {
     public let invariants: [Located<String>]
     public let capability: Located<String>?
     public let resolution: Resolution?
+    /// The situations a conclusive case must reach before the requirement can pass.
+    public let evidence: [Situation]
 }
 
 /// A design document the requirements quote, stored verbatim beside the catalogue.

@@ -104,6 +104,8 @@ public struct Expectation: Sendable {
     public var transitions: [Located<String>]?
     public var tokensStored: Bool?
     public var revoked: String?
+    /// Only in the variants of these triggers (empty: in every variant).
+    public var under: [Located<RefreshTrigger>] = []
     /// `expect` only: the requirements this step verifies, and so the only ones a failure of it is charged to.
     public var verifies: [Located<String>] = []
 }
@@ -120,6 +122,8 @@ public enum StepAction: Sendable {
     case system(String)
     case advance(seconds: Double)
     case skewClock(seconds: Double)
+    /// A refresh becomes due, by the trigger of the case's variant (`RefreshTrigger`).
+    case refreshDue
     case fault(path: String, kind: FaultKind, times: Int)
     /// The device's secure storage (or, by `kind`, its preferences) fails its next `times` changes.
     case storageFault(kind: StorageFaultKind, times: Int)
