@@ -122,6 +122,20 @@ struct InconclusiveReportTests {
         #expect(text.contains("1 inconclusive; seed 1: FAILED: "))
     }
 
+    @Test("console, Markdown and HTML say what an inconclusive case would have checked")
+    func wouldHaveChecked() throws {
+        var (report, caseID, _) = try Self.inconclusive()
+        let index = try #require(report.cases.firstIndex { $0.id == caseID })
+        let checks = ["step 9 (line 40): REFRESH-SINGLE-FLIGHT: requests, results", "step 11 (line 44): SIGNIN-PROMPT-ONCE: prompts"]
+        report.cases[index].wouldHaveChecked = checks
+        #expect(TextSummaryWriter.render(report).contains(
+            "INCONCLUSIVE case \(caseID): \(Self.reason) (it charges nothing and passes nothing)\n  it would have checked: "
+            + checks.joined(separator: "; ") + "\n"))
+        #expect(MarkdownReportWriter.render(report).contains("  - would have checked: " + checks.joined(separator: "; ")))
+        #expect(HTMLReportWriter.render(report).contains("<div class=\"small\">would have checked: " + checks.joined(separator: "; ") + "</div>"))
+        #expect(try JSONReportWriter.read(JSONReportWriter.render(report)).cases[index].wouldHaveChecked == checks)
+    }
+
     @Test("diff: a requirement that passed and is now left untested by an inconclusive case is a regression")
     func diff() throws {
         let (report, _, id) = try Self.inconclusive()

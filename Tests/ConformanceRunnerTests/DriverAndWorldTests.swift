@@ -214,6 +214,8 @@ struct DriverAndWorldTests {
         requirements: [SIGNIN-VALIDATE-INPUT]
         steps:
           - launch: {}
+          # Input the world's sign-in rule refuses: the evidence SIGNIN-VALIDATE-INPUT needs to pass.
+          - signIn: { email: not-an-email, password: short }
           - signIn: { account: alice }
           - request: { resource: inbox }
           - expect: { for: [SIGNIN-VALIDATE-INPUT], state: authenticated, shown: [alice] }
@@ -304,7 +306,9 @@ struct DriverAndWorldTests {
         let (ran, declared) = try Harness.runOne(yaml, .init(capabilities: ["background-refresh"]))
         #expect(ran.status == .pass)
         #expect(declared.capabilities == ["background-refresh"])
-        #expect(Harness.verdict("REFRESH-SINGLE-FLIGHT", in: declared)?.status == .pass)
+        // It ran, but never had requests waiting on a refresh: untested, not pass (no pass without evidence).
+        #expect(Harness.verdict("REFRESH-SINGLE-FLIGHT", in: declared)?.status == .untested)
+        #expect(Harness.verdict("REFRESH-SINGLE-FLIGHT", in: declared)?.reason?.hasSuffix("[concurrent-demand-during-refresh]") == true)
     }
 
     @Test("a preferences fault refuses exactly the next N preferences changes and leaves secure storage alone")

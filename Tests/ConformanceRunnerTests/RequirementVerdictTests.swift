@@ -1,5 +1,6 @@
 import ConformanceProtocol
 @testable import ConformanceRunner
+import SpecModel
 import Testing
 import SimulatedWorld
 
@@ -103,8 +104,11 @@ struct RequirementVerdictTests {
 struct InconclusiveVerdictTests {
     static func outcome(_ id: String, _ status: CaseStatus, requirements: [String], reason: String? = nil,
                         findings: [Finding] = []) -> CaseOutcome {
-        CaseOutcome(caseID: id, title: id, file: "inline.yaml", requirements: requirements, status: status, findings: findings,
-                    reason: reason, stderrTail: nil, trace: Trace(), vault: TokenVault(seed: 1), seed: 1)
+        var outcome = CaseOutcome(caseID: id, title: id, file: "inline.yaml", requirements: requirements, status: status,
+                                  findings: findings, reason: reason, stderrTail: nil, trace: Trace(), vault: TokenVault(seed: 1), seed: 1)
+        // These verdicts are about case statuses: a conclusive case here reached every situation.
+        if status == .pass || status == .fail { outcome.reached = Set(Situation.allCases) }
+        return outcome
     }
 
     static func verdict(_ id: String, _ outcomes: [CaseOutcome], capabilities: [String] = []) throws -> RequirementVerdict {

@@ -28,6 +28,9 @@ public struct ComplianceReport: Sendable, Equatable, Codable {
 
     public func requirement(_ id: String) -> RequirementReport? { requirements.first { $0.id == id } }
     public func testCase(_ id: String) -> CaseReport? { cases.first { $0.id == id } }
+
+    /// The cases an ID names: the case itself, or, for the ID of a case as written, each of its trigger variants.
+    public func testCases(named id: String) -> [CaseReport] { cases.filter { $0.id == id || $0.baseID == id } }
 }
 
 public struct SuiteInfo: Sendable, Equatable, Codable {
@@ -233,6 +236,9 @@ public struct CaseReport: Sendable, Equatable, Codable {
     public var reached: [String]? = nil
     /// For an inconclusive case: what its remaining `expect` steps would have checked.
     public var wouldHaveChecked: [String]? = nil
+
+    /// The ID as written in the spec: a trigger variant's (`base[expiry]`) without its trigger.
+    public var baseID: String { id.firstIndex(of: "[").map { String(id[..<$0]) } ?? id }
 }
 
 public struct FindingReport: Sendable, Equatable, Codable {

@@ -93,6 +93,9 @@ public enum MarkdownReportWriter {
             out.append("")
             for testCase in inconclusive {
                 out.append("- \(statusIcon(.untested)) `\(code(testCase.id))`: \(cell(testCase.reason ?? "a precondition did not hold"))")
+                if let checks = testCase.wouldHaveChecked {
+                    out.append("  - would have checked: " + checks.map(cell).joined(separator: "; "))
+                }
             }
             out.append("")
         }

@@ -53,6 +53,9 @@ public enum TextSummaryWriter {
             for testCase in inconclusive {
                 lines.append("INCONCLUSIVE case \(testCase.id): \(testCase.reason ?? "a precondition did not hold") "
                              + "(it charges nothing and passes nothing)")
+                if let checks = testCase.wouldHaveChecked {
+                    lines.append("  it would have checked: " + checks.joined(separator: "; "))
+                }
             }
         }
         if let expected = report.expectedFailures {

@@ -158,7 +158,7 @@ struct CaseExecutor {
         }
         if let declared = refreshTriggers, !declared.contains(trigger) {
             let names = RefreshTrigger.allCases.filter(declared.contains).map(\.rawValue)
-            return "the adapter declares refreshTriggers [\(names.joined(separator: ", "))], not \(trigger.rawValue)"
+            return VerdictRule.triggerNotUsed + "the adapter declares refreshTriggers [\(names.joined(separator: ", "))], not \(trigger.rawValue)"
         }
         return nil
     }
@@ -172,7 +172,7 @@ struct CaseExecutor {
         else { return nil }
         let refreshed = TraceIndex(trace, profile: profile).exchanges.contains { $0.isRefresh && $0.step >= due }
         guard !refreshed else { return nil }
-        return "the client did not refresh on \(trigger.describedAsCause) (refreshDue, step \(due + 1)): "
+        return VerdictRule.triggerNotUsed + "the client did not refresh on \(trigger.describedAsCause) (refreshDue, step \(due + 1)): "
             + "not one of its refresh triggers"
     }
 

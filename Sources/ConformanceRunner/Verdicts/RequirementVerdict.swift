@@ -44,6 +44,9 @@ public enum VerdictRule {
         }
     }
 
+    /// How the reason of a variant skipped for its refresh trigger begins (`CaseExecutor`).
+    public static let triggerNotUsed = "refresh trigger not used: "
+
     /// - Parameters:
     ///   - charged: how many findings are charged to the requirement.
     ///   - uncovered: the reason given when no case covers it.
@@ -79,7 +82,12 @@ public enum VerdictRule {
             return (.untested, "every covering case was inconclusive" + (skipped.isEmpty ? "" : " or skipped") + ": "
                     + why.joined(separator: "; "))
         }
-        if let first = covering.first { return (.skipped, first.reason) }
+        // A variant skipped for a refresh trigger the client does not use says nothing of the requirement: unlike
+        // a missing capability, it never makes the requirement not apply.
+        if let first = covering.first(where: { !($0.reason ?? "").hasPrefix(triggerNotUsed) }) { return (.skipped, first.reason) }
+        if !covering.isEmpty {
+            return (.untested, "every covering case was skipped: " + covering.map { "\($0.id): \($0.reason ?? "skipped")" }.joined(separator: "; "))
+        }
         return (.untested, uncovered)
     }
 }

@@ -59,6 +59,8 @@ final class FakeSessionClient: InProcessClient {
         case keepsTokensAfterSessionEnds
         /// sign-in-input-validated-first: sends the login request without validating the input.
         case skipsInputValidation
+        /// Not a defect of an oracle's: never refreshes, a 401 just fails the request (a client with no trigger).
+        case ignores401
     }
 
     /// What outlives one instance of the client: only `keepsSessionAcrossLaunches` uses it. Shared by every
@@ -83,6 +85,8 @@ final class FakeSessionClient: InProcessClient {
         var sabotage: Sabotage?
         /// The protocol version the client claims in its `hello`.
         var protocolVersion = adapterProtocolVersion
+        /// What its `hello` declares starts its refreshes; nil: undeclared.
+        var refreshTriggers: [String]?
         let memory = Memory()
     }
 
@@ -193,7 +197,7 @@ final class FakeSessionClient: InProcessClient {
 
     func start() -> [AdapterMessage] {
         [.hello(protocolVersion: configuration.protocolVersion, implementation: Self.implementation,
-                capabilities: configuration.capabilities)]
+                capabilities: configuration.capabilities, refreshTriggers: configuration.refreshTriggers)]
     }
 
     func handle(_ message: RunnerMessage) -> [AdapterMessage] {
@@ -477,6 +481,7 @@ final class FakeSessionClient: InProcessClient {
 
     private func unauthorized(_ request: AppRequest) {
         var request = request
+        if defects.contains(.ignores401) { return finish(request.command, error: "unauthorized") }
         if request.sends > 1 {
             // A retried request that is refused again: no further refresh or retry.
             if defects.contains(.retriesThreeTimes), request.sends < 4 {

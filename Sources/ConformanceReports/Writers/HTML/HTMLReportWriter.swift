@@ -219,7 +219,10 @@ public enum HTMLReportWriter {
         for testCase in report.cases {
             let id = [.fail, .error, .known].contains(testCase.status) ? "" : " id=\"\(anchor("case-" + testCase.id))\""
             lines.append("<tr\(id)><td>\(badge(testCase.status))</td><td><code>\(escape(testCase.id))</code>"
-                         + "<div class=\"small\">\(escape(testCase.title))\(testCase.reason.map { " (\(escape($0)))" } ?? "")</div></td>"
+                         + "<div class=\"small\">\(escape(testCase.title))\(testCase.reason.map { " (\(escape($0)))" } ?? "")</div>"
+                         + (testCase.wouldHaveChecked.map {
+                             "<div class=\"small\">would have checked: \($0.map(escape).joined(separator: "; "))</div>"
+                         } ?? "") + "</td>"
                          + "<td class=\"small\">\(testCase.requirements.map(escape).joined(separator: ", "))</td>"
                          + "<td>\(JUnitReportWriter.seconds(testCase.durationSeconds)) s</td></tr>")
         }
