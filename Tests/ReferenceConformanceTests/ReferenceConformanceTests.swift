@@ -48,6 +48,22 @@ struct ReferenceConformanceTests {
         #expect(!result.requirements.contains { $0.status == .untested }, "every testable requirement has a case")
     }
 
+    @Test("every testable requirement names its evidence, and the reference's run reaches every situation named")
+    func everySituationReached() throws {
+        let bundle = try Self.bundle()
+        let catalogue = try #require(bundle.catalogue)
+        let testable = catalogue.requirements.filter(\.level.isTestable)
+        #expect(testable.filter(\.evidence.isEmpty).map(\.id) == [], "no pass without evidence: every requirement lists some")
+        let runner = SuiteRunner(bundle: bundle, launcher: InProcessLauncher(description: "in-process") {
+            ReferenceClientAdapter()
+        })
+        let result = runner.run(RunOptions(seed: 1))
+        let reached = result.outcomes.reduce(into: Set<Situation>()) { $0.formUnion($1.reached) }
+        let named = Set(testable.flatMap(\.evidence))
+        #expect(named.subtracting(reached).map(\.rawValue).sorted() == [], "a situation no case of the suite reaches")
+        #expect(Set(Situation.allCases).subtracting(named).map(\.rawValue).sorted() == [], "a situation no requirement needs")
+    }
+
     @Test("in-process under the rfc6749 world, the reference speaks the token endpoint and passes every case")
     func inProcessPassesEverythingUnderRFC6749() throws {
         let bundle = try Self.bundle()
