@@ -83,6 +83,9 @@ final class FakeSessionClient: InProcessClient {
         var sabotage: Sabotage?
         /// The protocol version the client claims in its `hello`.
         var protocolVersion = adapterProtocolVersion
+        /// A proactive client: this many seconds after a pair arrived, a timer of its own (a `sleep`) starts the
+        /// refresh. Nil: it refreshes only on a 401.
+        var refreshTimer: Double?
         let memory = Memory()
     }
 
@@ -156,6 +159,8 @@ final class FakeSessionClient: InProcessClient {
         case store(Session, remaining: [Write], then: AfterStore)
         case signOutDelete(command: String)
         case switchDelete(command: String, email: String, password: String)
+        /// The proactive timer armed for the pair with this access token.
+        case refreshTimer(access: String)
         case nothing
     }
 
@@ -399,6 +404,7 @@ final class FakeSessionClient: InProcessClient {
             if defects.contains(.logsTokenPrefix) {
                 emit(.log(level: "debug", message: "signed in; access token starts \(fresh.access.prefix(12))"))
             }
+            armRefreshTimer(fresh)
             finish(command, content: ["account": .string(fresh.account)])
         case .resource(let request):
             resourceReply(request, reply)
@@ -410,6 +416,8 @@ final class FakeSessionClient: InProcessClient {
             finish(command)
         case .switchDelete(let command, let email, let password):
             login(command, email: email, password: password)
+        case .refreshTimer(let access):
+            if let session, session.access == access, state == "authenticated", !refreshInFlight { startRefresh(session) }
         case .nothing:
             break
         }
@@ -560,6 +568,7 @@ final class FakeSessionClient: InProcessClient {
         refreshInFlight = false
         guard state == "refreshing" else { return }
         move("refresh-succeeded", to: "authenticated", account: fresh.account, reason: "refreshSucceeded")
+        armRefreshTimer(fresh)
         let retrying = waiters
         waiters = []
         for var request in retrying {
@@ -567,6 +576,11 @@ final class FakeSessionClient: InProcessClient {
             request.token = fresh.access
             send(request)
         }
+    }
+
+    private func armRefreshTimer(_ fresh: Session) {
+        guard let seconds = configuration.refreshTimer else { return }
+        effect(.refreshTimer(access: fresh.access)) { .sleep(id: $0, seconds: seconds) }
     }
 
     private func refreshRejected() {
