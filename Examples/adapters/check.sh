@@ -11,7 +11,9 @@
 # swift-urlsession is its own Swift package beside the suite's; it is built here (swift build, once per run)
 # before it runs.
 # python-loopback is the Python example in loopback mode (real HTTP through urllib): the same client, so the
-# same verdicts as in message mode, from the same expected.yaml. It follows the world profile the runner's
+# same verdicts as in message mode, from the same expected.yaml. python-proactive is the same client refreshing
+# ahead of expiry on a timer of its own too (--refresh proactive): the same verdicts again, from the same
+# expected.yaml. In loopback mode the Python example follows the world profile the runner's
 # welcome names, so it runs under the loopback default, rfc6749; javascript, java and swift-urlsession speak
 # the json-v1 endpoints they were written for, so they run with --world json-v1.
 #   SESSION_CONFORMANCE=path/to/binary Examples/adapters/check.sh
@@ -28,13 +30,22 @@ adapter_command() {
     case "$1" in
         python) echo "python3 Examples/adapters/python/adapter.py" ;;
         python-loopback) echo "python3 Examples/adapters/python/adapter.py --http loopback" ;;
+        python-proactive) echo "python3 Examples/adapters/python/adapter.py --refresh proactive" ;;
         javascript) echo "NODE_PATH=/usr/share/nodejs node Examples/adapters/javascript/adapter.js" ;;
         java) echo "Examples/adapters/java/run.sh" ;;
         java-google-oauth) echo "Examples/adapters/java-google-oauth/run.sh" ;;
         swift-urlsession)
             swift build --package-path Examples/adapters/swift-urlsession >&2 || { echo "check: swift-urlsession: the build failed" >&2; exit 2; }
             echo "Examples/adapters/swift-urlsession/.build/debug/URLSessionAdapter" ;;
-        *) echo "check: unknown adapter '$1' (python, python-loopback, javascript, java, java-google-oauth, swift-urlsession)" >&2; exit 2 ;;
+        *) echo "check: unknown adapter '$1' (python, python-loopback, python-proactive, javascript, java, java-google-oauth, swift-urlsession)" >&2; exit 2 ;;
+    esac
+}
+
+# The folder of an adapter's example (and its expected.yaml): python-loopback and python-proactive are python.
+example_folder() {
+    case "$1" in
+        python-*) echo "python" ;;
+        *) echo "$1" ;;
     esac
 }
 
@@ -47,7 +58,7 @@ adapter_world() {
 }
 
 adapters=("$@")
-[ ${#adapters[@]} -gt 0 ] || adapters=(python python-loopback javascript java java-google-oauth swift-urlsession)
+[ ${#adapters[@]} -gt 0 ] || adapters=(python python-loopback python-proactive javascript java java-google-oauth swift-urlsession)
 failed=0
 for name in "${adapters[@]}"; do
     command=$(adapter_command "$name")
@@ -64,7 +75,7 @@ for name in "${adapters[@]}"; do
     status=$?
     set -e
     echo "check: $name: session-conformance exited $status after $(( $(date +%s) - started )) s"
-    if ! python3 - "$output" "Examples/adapters/${name%-loopback}/expected.yaml" "$name" "$status" <<'PY'
+    if ! python3 - "$output" "Examples/adapters/$(example_folder "$name")/expected.yaml" "$name" "$status" <<'PY'
 import re, sys
 output, expected_path, name, status = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 text = open(output, encoding="utf-8").read()

@@ -114,9 +114,10 @@ public struct AuthServer: Sendable {
         log.append("server revoked every session of \(account)")
     }
 
-    /// Every access token issued so far expires at `time` at the latest (the client is not told).
-    public mutating func expireAccessTokens(at time: Double) {
-        vault.expireAccessTokens(at: time)
+    /// Every access token issued so far (before `cutoff`, server time, when given) expires at `time` at the latest
+    /// (the client is not told).
+    public mutating func expireAccessTokens(at time: Double, issuedBefore cutoff: Double = .infinity) {
+        vault.expireAccessTokens(at: time, issuedBefore: cutoff)
     }
 
     /// Why an access token is not accepted, or nil when it is.

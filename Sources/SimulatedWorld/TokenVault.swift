@@ -51,9 +51,9 @@ public struct TokenVault: Sendable {
         return token
     }
 
-    /// Every access token issued so far expires at `time` at the latest.
-    mutating func expireAccessTokens(at time: Double) {
-        for index in tokens.indices where tokens[index].kind == .access {
+    /// Every access token issued so far (before `cutoff`, when given) expires at `time` at the latest.
+    mutating func expireAccessTokens(at time: Double, issuedBefore cutoff: Double = .infinity) {
+        for index in tokens.indices where tokens[index].kind == .access && tokens[index].issuedAt < cutoff {
             tokens[index].expiresAt = min(tokens[index].expiresAt ?? time, time)
         }
     }

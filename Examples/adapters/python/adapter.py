@@ -19,8 +19,14 @@ Standard library only. Run it against the suite from the repository root:
 
 With `--http loopback` the same client sends real HTTP (urllib, one thread per request) to the runner's
 loopback server instead; Examples/adapters/check.sh runs both modes and expects the same verdicts.
+
+`--refresh MODE` chooses what starts the client's refreshes (session_client.py, `REFRESH_MODES`): `before-use`
+(the default), `proactive` (also a timer of its own ahead of expiry; hello declares its `refreshTriggers`) or
+`expiry-only` (never on a 401: a measuring stick, not a certified client). `--declare-triggers` makes the
+`before-use` and `expiry-only` modes declare theirs too; without it they leave the runner to find out.
 """
 
+import argparse
 import asyncio
 import contextvars
 import http.client
@@ -30,7 +36,7 @@ import threading
 import urllib.error
 import urllib.request
 
-from session_client import CAPABILITIES, IMPLEMENTATION, OFFLINE_RESOURCES, SessionClient
+from session_client import CAPABILITIES, IMPLEMENTATION, OFFLINE_RESOURCES, REFRESH_MODES, SessionClient
 
 PROTOCOL_VERSION = 1
 
@@ -132,6 +138,12 @@ class Effects:
         """Starts background work of the client (it inherits the cause of the work that starts it)."""
         return self._host.loop.create_task(coroutine)
 
+    def spawn_uncaused(self, coroutine):
+        """Starts work of the client's own (a timer's): no command is its cause, nor of what it starts."""
+        context = contextvars.copy_context()
+        context.run(CAUSE.set, None)
+        return self._host.loop.create_task(coroutine, context=context)
+
     @staticmethod
     def _storage_result(reply):
         if reply is None:
@@ -144,8 +156,10 @@ class Effects:
 class Host:
     """Reads runner messages, runs the client on an asyncio loop, writes adapter messages."""
 
-    def __init__(self, loopback=False):
+    def __init__(self, loopback=False, refresh_mode="before-use", declare_triggers=False):
         self.loop = asyncio.new_event_loop()
+        self.refresh_mode = refresh_mode
+        self.declare_triggers = declare_triggers or refresh_mode == "proactive"
         self.clock = {"wall": 0.0, "monotonic": 0.0}
         self.client = None
         self._waiting = {}
@@ -229,7 +243,8 @@ class Host:
             self.clock = dict(message["clock"])
             if self.loopback:
                 self.base_url = message["http"]["baseURL"]
-            self.client = SessionClient(Effects(self, int(message["seed"]), message.get("world")))
+            self.client = SessionClient(Effects(self, int(message["seed"]), message.get("world")),
+                                        refresh_mode=self.refresh_mode)
         elif kind == "error":
             sys.stderr.write(f"adapter: the runner refused us: {message.get('code')}\n")
             sys.exit(2)
@@ -295,6 +310,11 @@ class Host:
                  "capabilities": CAPABILITIES + ["reset"], "offlinePolicy": {"cachedResources": OFFLINE_RESOURCES}}
         if self.loopback:
             hello["http"] = "loopback"
+        if self.refresh_mode != "before-use":
+            hello["implementation"] = dict(IMPLEMENTATION, name=f"{IMPLEMENTATION['name']} ({self.refresh_mode})")
+        if self.declare_triggers:
+            # What starts this client's refreshes: the runner plays each case's variants for these only.
+            hello["refreshTriggers"] = REFRESH_MODES[self.refresh_mode]
         self.send(hello)
 
     def close(self):
@@ -307,8 +327,14 @@ class Host:
 
 
 def main():
-    loopback = sys.argv[1:] == ["--http", "loopback"]
-    host = Host(loopback=loopback)
+    parser = argparse.ArgumentParser(description="Protocol v1 host for the example Python session client")
+    parser.add_argument("--http", choices=["message", "loopback"], default="message")
+    parser.add_argument("--refresh", choices=sorted(REFRESH_MODES), default="before-use")
+    parser.add_argument("--declare-triggers", action="store_true")
+    arguments = parser.parse_args()
+    options = {"loopback": arguments.http == "loopback", "refresh_mode": arguments.refresh,
+               "declare_triggers": arguments.declare_triggers}
+    host = Host(**options)
     host.send_hello()
     for line in sys.stdin:
         if not line.strip():
@@ -318,7 +344,7 @@ def main():
             # A fresh host, as a fresh process would have: no client, no effects, no tasks. Storage lives in
             # the runner's world, so there is nothing else to drop.
             host.close()
-            host = Host(loopback=loopback)
+            host = Host(**options)
             host.send_hello()
         else:
             host.handle(message)

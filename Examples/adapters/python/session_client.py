@@ -25,6 +25,19 @@ What it does, requirement by requirement (Specs/requirements.yaml):
 - Expiry runs on the monotonic clock from `expires_in`, so a skewed wall clock changes nothing.
                                                                                    CLOCK-SKEW-TOLERANT
 - Sign-in input is validated before any request.                                  SIGNIN-VALIDATE-INPUT
+
+What starts a refresh (`REFRESH_MODES`, chosen with the adapter's `--refresh`):
+
+- `before-use` (the default): a request that finds the access token due (its expiry, less a leeway, on the
+  monotonic clock), a 401 for the current token, and a background refresh task.
+- `proactive`: the same, and a timer of its own: a `sleep` on the monotonic clock until the token is due, then
+  the one shared refresh, with no request needed. The timer is re-armed for every new pair and cancelled when
+  the session ends, when the app goes to the background (a suspended app runs no timer) and with the process.
+- `expiry-only`: a measuring stick, not a certified client: it refreshes only when a request finds the token
+  due (as authlib and requests-oauthlib do, checking expiry before use) or for a background task, never on a
+  401: a request refused with a 401 fails. It stores when the pair arrived and its lifetime, on the monotonic
+  clock, beside the pair, so a restarted app still knows when it is due; a pair of unknown lifetime (after a
+  reboot restarted the clock) is due at once. The launch still validates the stored session with the server.
 """
 
 import asyncio
@@ -43,6 +56,16 @@ ACCESSIBILITY = "afterFirstUnlock"  # background refresh must read and write tok
 REFRESH_LEEWAY = 30.0
 BACKGROUND_WINDOW = 300.0
 MINIMUM_PASSWORD_LENGTH = 8
+# A pair that lives shorter than this is not refreshed by the timer (it would refresh every few seconds): it is
+# refreshed when it is used, as in `before-use`.
+PROACTIVE_MINIMUM_LIFETIME = 60.0
+
+# What starts a refresh in each mode, as hello's `refreshTriggers` declares it (docs/adapter-protocol.md).
+REFRESH_MODES = {
+    "before-use": ["unauthorized", "expiry", "background"],
+    "proactive": ["unauthorized", "expiry", "background"],
+    "expiry-only": ["expiry", "background"],
+}
 
 
 class Backoff:
@@ -105,13 +128,19 @@ class Credentials:
     def __init__(self, access, refresh, version, received_at=None, expires_in=None):
         self.access, self.refresh, self.version = access, refresh, version
         self.expires_at = self.refresh_due = None
+        self.received_at = received_at
         if received_at is not None and expires_in is not None:
             lifetime = max(float(expires_in), 0.0)
             self.expires_at = received_at + lifetime
             self.refresh_due = received_at + lifetime - min(REFRESH_LEEWAY, lifetime / 2)
 
-    def needs_refresh(self, now):
-        return self.refresh_due is not None and now >= self.refresh_due
+    def needs_refresh(self, now, unknown_is_due=False):
+        if self.refresh_due is None:
+            return unknown_is_due
+        return now >= self.refresh_due
+
+    def lifetime(self):
+        return None if self.expires_at is None else self.expires_at - self.received_at
 
     def needs_background_refresh(self, now):
         return self.expires_at is None or now + BACKGROUND_WINDOW >= self.expires_at
@@ -476,12 +505,48 @@ class RevocationWorker:
         return None
 
 
+class RefreshTimer:
+    """`proactive` mode: one sleep on the monotonic clock until the current pair is due, then the client's one
+    shared refresh. Arming cancels the sleep before it, so at most one timer is ever live, and a timer that
+    fires checks that the pair and the generation it was armed for are still current: an old timer never
+    refreshes. The wall clock plays no part, so a clock jump starts no refresh."""
+
+    def __init__(self, client):
+        self.client = client
+        self.armed = None  # (identity, wake) of the live sleep
+
+    def arm(self, seconds, generation, version):
+        self.cancel()
+        sleeper, wake = self.client.effects.sleep(seconds)
+        identity = object()
+        self.armed = (identity, wake)
+        # The timer's work is the client's own: no command is its cause.
+        self.client.effects.spawn_uncaused(self._wait(sleeper, identity, generation, version))
+
+    def cancel(self):
+        if self.armed is not None:
+            _, wake = self.armed
+            self.armed = None
+            wake()
+
+    async def _wait(self, sleeper, identity, generation, version):
+        await sleeper
+        if self.armed is None or self.armed[0] is not identity:
+            return  # cancelled or re-armed meanwhile
+        self.armed = None
+        self.client._refresh_due(generation, version)
+
+
 class SessionClient:
     """The client. Each public coroutine is one app or OS event; the state lives in the fields below and only
     `_fire` changes the phase."""
 
-    def __init__(self, effects):
+    def __init__(self, effects, refresh_mode="before-use"):
+        assert refresh_mode in REFRESH_MODES, refresh_mode
         self.effects = effects
+        self.refresh_mode = refresh_mode
+        self.refresh_timer = RefreshTimer(self) if refresh_mode == "proactive" else None
+        self.in_background = False  # a suspended app runs no timer
         self.random = SplitMix64(effects.seed)
         self.api = AuthAPI(effects)
         self.vault = CredentialVault(effects, self)
@@ -521,8 +586,14 @@ class SessionClient:
             await self.sign_out()
         elif kind == "backgroundRefresh":
             return {"outcome": await self.background_refresh()}
+        elif kind == "background":
+            self.in_background = True
+            self._arm_refresh_timer()
         elif kind in ("unlock", "online", "foreground"):
             self.log("info", f"signal.{kind}")
+            if kind == "foreground":
+                self.in_background = False
+                self._arm_refresh_timer()
             self._wake_deferred_work()
         return None
 
@@ -608,7 +679,7 @@ class SessionClient:
         # 2. The account is known; private content still waits for the server.
         self.stored = stored
         self.log("info", f"restore.account-established account={stored['account']}")
-        credentials = Credentials(stored["accessToken"], stored["refreshToken"], 1)
+        credentials = self._restored_credentials(stored)
         unpersisted, failures = None, 0
         # 3. Validate with the server; a 401 exchanges the refresh token, persisted before it is used.
         while self._restoring(generation):
@@ -641,7 +712,7 @@ class SessionClient:
                         grant = refreshed[1]
                         fresh = Credentials(grant["access"], grant["refresh"] or credentials.refresh,
                                             credentials.version + 1, self.effects.monotonic, grant["expires_in"])
-                        unpersisted = (dict(stored, accessToken=fresh.access, refreshToken=fresh.refresh), fresh)
+                        unpersisted = (self._stored_session(stored["sessionID"], stored["account"], fresh), fresh)
                         continue
                     if refreshed[0] == "rejected":
                         await self._end_restore("storedSessionRejected", refreshed[1], revoke=False, generation=generation)
@@ -652,12 +723,31 @@ class SessionClient:
             failures += 1
             await self._pause_restore(failure, failures)
 
+    def _stored_session(self, session_id, account, credentials):
+        """The record's session: the pair, and in `expiry-only` mode when it arrived and how long it lives, on the
+        monotonic clock, which runs since the device booted, so a restarted app still knows the pair's expiry."""
+        session = {"sessionID": session_id, "account": account,
+                   "accessToken": credentials.access, "refreshToken": credentials.refresh}
+        if self.refresh_mode == "expiry-only" and credentials.expires_at is not None:
+            session["receivedAt"], session["expiresIn"] = credentials.received_at, credentials.lifetime()
+        return session
+
+    def _restored_credentials(self, stored):
+        """The stored pair; in `expiry-only` mode with its expiry when the record has it and the monotonic clock has
+        not started again since (a reboot): otherwise its lifetime is unknown."""
+        received, lifetime = stored.get("receivedAt"), stored.get("expiresIn")
+        if self.refresh_mode == "expiry-only" and isinstance(received, (int, float)) and \
+                isinstance(lifetime, (int, float)) and received <= self.effects.monotonic:
+            return Credentials(stored["accessToken"], stored["refreshToken"], 1, received, lifetime)
+        return Credentials(stored["accessToken"], stored["refreshToken"], 1)
+
     def _restore_validated(self, stored, credentials, generation):
         if not self._restoring(generation):
             return
         self.active = {"account": stored["account"], "session_id": stored["sessionID"], "credentials": credentials}
         self.operation = None
         self._fire("restore-validated", stored["account"], "storedSessionValidated")
+        self._arm_refresh_timer()
         waiters, self.restore_waiters = self.restore_waiters, []
         for waiter in waiters:
             self._resolve(waiter, self._ticket())
@@ -725,6 +815,8 @@ class SessionClient:
                 self.log("notice", f"response.stale-discarded resource={resource}")
                 raise SessionError("sessionChanged", "the response belonged to an older session and was discarded")
             if outcome[0] == "unauthorized":
+                if self.refresh_mode == "expiry-only":
+                    raise SessionError("unauthorized", "the server refused the access token; this client refreshes only from expiry")
                 if retried:
                     raise SessionError("unauthorized", "refused again after one retry with a fresh token")
                 retried = True
@@ -760,7 +852,9 @@ class SessionClient:
             else:
                 self.restore_waiters.append(waiter)
         elif self.phase == "authenticated":
-            if not self.active["credentials"].needs_refresh(self.effects.monotonic):
+            # Expiry-only knows no other trigger, so a pair of unknown lifetime (restored) is due at once.
+            if not self.active["credentials"].needs_refresh(self.effects.monotonic,
+                                                            unknown_is_due=self.refresh_mode == "expiry-only"):
                 self._resolve(waiter, self._ticket())
             else:
                 self._join_or_start_refresh(waiter, "accessTokenExpiring")
@@ -784,14 +878,42 @@ class SessionClient:
 
     def _join_or_start_refresh(self, waiter, reason):
         """In `authenticated`: join the refresh that is backing off, or start the one refresh."""
-        if self.operation is not None:
-            self.operation.waiters.append(waiter)
-            return
+        if self.operation is None:
+            self._start_refresh(reason)
+        self.operation.waiters.append(waiter)
+
+    def _start_refresh(self, reason):
         self._fire("refresh-started", self.active["account"], reason)
         self.operation = RefreshOperation(self.next_operation)
         self.next_operation += 1
-        self.operation.waiters.append(waiter)
         self.effects.spawn(self._run_refresh(self.operation.id))
+
+    # ------------------------------------------------------------------ the proactive timer
+
+    def _arm_refresh_timer(self):
+        """`proactive`: (re)arms the timer for the current pair; cancels it when there is nothing to time (no
+        session, the app in the background, a pair of unknown or very short lifetime)."""
+        if self.refresh_timer is None:
+            return
+        self.refresh_timer.cancel()
+        if self.phase != "authenticated" or self.in_background:
+            return
+        credentials = self.active["credentials"]
+        lifetime = credentials.lifetime()
+        if lifetime is None or lifetime < PROACTIVE_MINIMUM_LIFETIME:
+            return
+        seconds = round(max(credentials.refresh_due - self.effects.monotonic, 0.0), 3)
+        self.log("info", f"refresh.timer-armed seconds={seconds}")
+        self.refresh_timer.arm(seconds, self.generation, credentials.version)
+
+    def _refresh_due(self, generation, version):
+        """The timer fired: start the one refresh, unless the pair it was armed for is gone, or a refresh is
+        already in flight or backing off (it renews the pair anyway)."""
+        if generation != self.generation or self.phase != "authenticated" or self.operation is not None \
+                or self.active["credentials"].version != version:
+            return
+        self.log("info", "refresh.due-by-timer")
+        self._start_refresh("accessTokenExpiring")
 
     async def _send(self, resource, ticket):
         """Sends the request; None when its session ended while it was in flight (it is then cancelled)."""
@@ -896,8 +1018,7 @@ class SessionClient:
         """Writes the new pair as one item; only then are the waiters resumed with it (persist before use).
         Returns the failure to defer on, or None when the operation is over."""
         active, fresh = self.active, operation.unpersisted
-        session = {"sessionID": active["session_id"], "account": active["account"],
-                   "accessToken": fresh.access, "refreshToken": fresh.refresh}
+        session = self._stored_session(active["session_id"], active["account"], fresh)
 
         def set_active(record):
             record["active"] = session
@@ -912,6 +1033,7 @@ class SessionClient:
         active["credentials"] = fresh
         self.operation = None
         self._fire("refresh-succeeded", active["account"], "tokensRotated")
+        self._arm_refresh_timer()
         ticket = self._ticket()
         for waiter in operation.waiters:
             self._resolve(waiter, ticket)
@@ -993,8 +1115,7 @@ class SessionClient:
             raise SessionError("sessionChanged", "sign-in superseded")
         account = grant["account"]
         credentials = Credentials(grant["access"], grant["refresh"], 1, self.effects.monotonic, grant["expires_in"])
-        session = {"sessionID": f"s-{self.random.next():x}{self.random.next():x}", "account": account,
-                   "accessToken": credentials.access, "refreshToken": credentials.refresh}
+        session = self._stored_session(f"s-{self.random.next():x}{self.random.next():x}", account, credentials)
 
         def set_active(record):
             record["active"] = session
@@ -1015,6 +1136,7 @@ class SessionClient:
             self.active = {"account": account, "session_id": session["sessionID"], "credentials": credentials}
             self.operation = None
             self._fire("sign-in-succeeded", account, "credentialsAccepted")
+            self._arm_refresh_timer()
             return account
         # Stored but not usable: drop the pair and revoke it remotely.
         failure = profile[1] if profile[0] == "failed" else "unexpectedResponse"
@@ -1137,5 +1259,7 @@ class SessionClient:
 
     def _wake_all(self):
         """Ends every backoff wait of the session: the work behind them is stale now."""
+        if self.refresh_timer is not None:
+            self.refresh_timer.cancel()
         if self.restore_wake is not None:
             self.restore_wake()

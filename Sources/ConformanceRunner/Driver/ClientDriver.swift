@@ -28,6 +28,8 @@ final class ClientDriver {
     private var barrierCounter = 0
     /// The kill point a `kill: { at: ... }` step armed and that has not landed yet (see `endStep`).
     private var armedKill: ArmedKill?
+    /// The step (0-based) that armed the kill point which ended the last process, until a launch starts another.
+    private var killPointLanded: Int?
     /// HTTP effects the case holds back, in arrival order.
     private var held: [(id: String, request: HTTPRequestMessage)] = []
     private var sleeps: [(id: String, deadline: Double)] = []
@@ -81,9 +83,12 @@ final class ClientDriver {
             note("refresh due (unauthorized): the server stops accepting every access token issued so far; the client's clock is not moved")
         case .expiry, .background:
             // One second past the newest token's expiry: every client clock, proactive or not, counts it expired.
+            // A client that refreshes ahead of expiry on a timer of its own starts its refresh on the way: the clock
+            // stops there, so what follows meets the refresh just started, as it meets a client's that refreshes when
+            // a request finds the token expired.
             let seconds = world.secondsUntilAccessTokensExpire.rounded(.up) + 1
             note("refresh due (\(trigger.rawValue)): the clock moves \(Int(seconds)) s, past the expiry of every access token issued so far")
-            try advance(by: seconds)
+            try advance(by: seconds, untilRefresh: true)
             if trigger == .background, isRunning { try command(.backgroundRefresh) }
         }
         // The client's refresh may start in the next step (the request that finds the token expired): a kill
@@ -147,6 +152,7 @@ final class ClientDriver {
     }
 
     private func start() throws(AdapterFailure) {
+        killPointLanded = nil
         instance += 1
         let connection = try launcher.launch(reusing: instance == 1)
         self.connection = connection
@@ -196,6 +202,13 @@ final class ClientDriver {
     @discardableResult
     func command(_ kind: CommandKind, email: String? = nil, password: String? = nil, resource: String? = nil,
                  count: Int = 1) throws(AdapterFailure) -> [String] {
+        // A kill point lands whenever the client makes its storage change, which may be a step earlier than the
+        // case expected (a refresh the client started on its own timer): the commands until the next launch are
+        // not sent, as a user cannot use an app that died.
+        if connection == nil, let killedAt = killPointLanded {
+            note("\(kind.rawValue) not sent: the app died at the kill point armed at step \(killedAt + 1) and was not launched again")
+            return []
+        }
         guard connection != nil else {
             throw AdapterFailure(.notRunning, "the app is not running: the case must 'launch' it first")
         }
@@ -225,8 +238,11 @@ final class ClientDriver {
     }
 
     /// Moves time forward, waking the client's sleeps in deadline order and letting it settle after each.
-    func advance(by seconds: Double) throws(AdapterFailure) {
+    /// `untilRefresh`: the clock stops at the wake-up after which the client sent a refresh, and from then on the
+    /// server refuses every access token issued before that moment, as it would once they expired.
+    func advance(by seconds: Double, untilRefresh: Bool = false) throws(AdapterFailure) {
         let target = world.deviceClock.monotonic + seconds
+        let first = trace.events.count
         while connection != nil,
               let next = sleeps.enumerated().min(by: { $0.element.deadline < $1.element.deadline }),
               next.element.deadline <= target {
@@ -235,11 +251,25 @@ final class ClientDriver {
             try send(.clock(world.deviceClock))
             try send(.reply(id: next.element.id, .done))
             try settle()
+            if untilRefresh, refreshSent(since: first) {
+                world.auth.expireAccessTokens(at: world.serverTime, issuedBefore: world.serverTime)
+                note("the client refreshed on its own, \(Int((target - world.deviceClock.monotonic).rounded())) s early: the clock stops here; "
+                     + "the server refuses the access tokens issued before now")
+                return
+            }
         }
         world.advance(by: max(0, target - world.deviceClock.monotonic))
         if connection != nil {
             try send(.clock(world.deviceClock))
             try settle()
+        }
+    }
+
+    /// Whether the client sent a refresh since trace event `first` (by index), under any profile.
+    private func refreshSent(since first: Int) -> Bool {
+        trace.events.dropFirst(first).contains { event in
+            if case .received(.http(_, _, let request)) = event.kind { return WorldEndpoints.standard.logical(request) == .refresh }
+            return false
         }
     }
 
@@ -359,6 +389,7 @@ final class ClientDriver {
     private func land(_ armed: ArmedKill, on id: String, batch: [AdapterMessage], _ operation: String,
                       apply: (inout World) -> Void) {
         armedKill = nil
+        killPointLanded = armed.step
         // The storage changes the client sent alongside this one (say, two items written in parallel) reached the
         // runner before the kill, so they took effect; only the chosen one is discarded.
         applySiblingChanges(of: id, in: batch)

@@ -1,8 +1,11 @@
+import Foundation
+
 /// The account's single refresh operation. Started by the first caller that needs it; every other caller
 /// joins it. It sends the refresh token with a plain call (never through the 401 handling), writes the new
 /// pair as one unit before resolving, and retries retryable failures with bounded backoff and jitter.
 extension SessionClient {
-    func runRefresh(_ operationID: UInt64) async {
+    /// `startedBy`: why the refresh started (the reason of its `refresh-started`).
+    func runRefresh(_ operationID: UInt64, startedBy reason: TransitionReason? = nil) async {
         var refusedThroughHandler = false
         // The reply to an attempt that timed out on the client's deadline, when it came after all.
         var lateOutcome: AuthAPI.RefreshOutcome?
@@ -48,7 +51,7 @@ extension SessionClient {
                         }
                         return
                     case .persist(let session, let generation):
-                        guard let persistFailure = await persistRefreshed(operationID, session, generation) else { return }
+                        guard let persistFailure = await persistRefreshed(operationID, session, generation, startedBy: reason) else { return }
                         failure = persistFailure
                     }
                 case .rejected(let rejection):
@@ -90,7 +93,7 @@ extension SessionClient {
                 }
             case .persist(let session, let generation, let transition):
                 if let transition { emit(transition) }
-                guard let persistFailure = await persistRefreshed(operationID, session, generation) else { return }
+                guard let persistFailure = await persistRefreshed(operationID, session, generation, startedBy: reason) else { return }
                 failure = persistFailure
             }
             guard let deferral = machine.refreshDeferred(operationID, failure: failure, policy: configuration.refreshBackoff) else { return }
@@ -107,9 +110,20 @@ extension SessionClient {
         }
     }
 
+    /// Where the expiry-refresh-staged-pair-lost defect stages a refreshed pair.
+    private var stagedPairKey: String { configuration.credentialStorageKey + ".staged" }
+
+    /// The expiry-refresh-staged-pair-lost defect at launch: a staged pair is deleted unread.
+    func dropStagedPair() async {
+        // `try?` flattens: nil when the item is absent or unreadable.
+        guard (try? await environment.secureStorage.read(stagedPairKey)) != nil else { return }
+        try? await environment.secureStorage.delete(stagedPairKey)
+    }
+
     /// Writes the new pair; only after the write do waiters get it. Returns the failure to defer on, or
     /// `nil` when the operation is over (resolved, or stale).
-    private func persistRefreshed(_ operationID: UInt64, _ session: StoredSession, _ generation: SessionGeneration) async -> FailureClass? {
+    private func persistRefreshed(_ operationID: UInt64, _ session: StoredSession, _ generation: SessionGeneration,
+                                  startedBy reason: TransitionReason?) async -> FailureClass? {
         if defects.contains(.persistAfterResolving) {
             // DEFECT persist-after-resolving: the shared refresh is resolved first, so the waiters retry with
             // the new access token while the new pair is still being written.
@@ -119,8 +133,21 @@ extension SessionClient {
             _ = await vault.commit(.setActive(session), ifGeneration: generation)
             return nil
         }
+        // DEFECT expiry-refresh-staged-pair-lost: a refresh the clock started stages the new pair under a second
+        // key first; no launch reads that key, so a kill before the swap below restores the rotated pair.
+        let stagedKey = stagedPairKey
+        let staged = defects.contains(.expiryRefreshStagedPairLost) && reason == .accessTokenExpiring
+        if staged {
+            do {
+                try await environment.secureStorage.write((try? JSONEncoder().encode(session)) ?? Data(), for: stagedKey,
+                                                          accessibility: configuration.credentialAccessibility)
+            } catch {
+                return FailureClass(error)
+            }
+        }
         switch await vault.commit(.setActive(session), ifGeneration: generation) {
         case .committed:
+            if staged { try? await environment.secureStorage.delete(stagedKey) }
             guard let resolution = machine.refreshPersisted(operationID) else { return nil }
             emit(resolution.transition)
             for waiter in resolution.waiters { waiter.resume(.success(resolution.ticket)) }

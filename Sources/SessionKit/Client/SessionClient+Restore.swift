@@ -3,6 +3,9 @@
 extension SessionClient {
     func runRestore(generation: SessionGeneration) async {
         guard let read = await readRecord(generation) else { return }
+        // DEFECT expiry-refresh-staged-pair-lost: a pair a dead process staged is dropped as unfinished work, never
+        // swapped into the record.
+        if defects.contains(.expiryRefreshStagedPairLost) { await dropStagedPair() }
         let record = await finishInterruptedEnd(read)
         await revocations.kick()
         guard let stored = record.active else {

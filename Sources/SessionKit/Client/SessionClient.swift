@@ -156,7 +156,8 @@ public actor SessionClient {
         case .queuedStartingRefresh(let start):
             if let transition = start.transition { emit(transition) }
             logger.log(.debug, "request.waiting", ["phase": machine.snapshot.phase.rawValue])
-            Task(executorPreference: environment.taskExecutor) { await self.runRefresh(start.operationID) }
+            let reason = start.transition?.reason
+            Task(executorPreference: environment.taskExecutor) { await self.runRefresh(start.operationID, startedBy: reason) }
         }
     }
 

@@ -77,4 +77,12 @@ package enum SessionKitDefect: String, Sendable, Hashable, CaseIterable {
     /// No per-request deadline: a request the server never answers leaves its callers, and every request
     /// waiting for the refresh it belongs to, waiting forever.
     case noRequestDeadline = "no-request-deadline"
+
+    // Made catchable by refresh triggers: cases that kill a refresh the clock started (`base[expiry]`).
+
+    /// A refresh started because the access token was due by the clock stages the new pair under a second
+    /// secure-storage key before it swaps it into the record; no launch reads the staged key, so a process killed
+    /// after staging restores the pair whose refresh token the server rotated. A refresh started by a 401 writes
+    /// the record at once.
+    case expiryRefreshStagedPairLost = "expiry-refresh-staged-pair-lost"
 }

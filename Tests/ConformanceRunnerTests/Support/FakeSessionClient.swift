@@ -87,6 +87,9 @@ final class FakeSessionClient: InProcessClient {
         var protocolVersion = adapterProtocolVersion
         /// What its `hello` declares starts its refreshes; nil: undeclared.
         var refreshTriggers: [String]?
+        /// A proactive client: this many seconds after a pair arrived, a timer of its own (a `sleep`) starts the
+        /// refresh. Nil: it refreshes only on a 401.
+        var refreshTimer: Double?
         let memory = Memory()
     }
 
@@ -160,6 +163,8 @@ final class FakeSessionClient: InProcessClient {
         case store(Session, remaining: [Write], then: AfterStore)
         case signOutDelete(command: String)
         case switchDelete(command: String, email: String, password: String)
+        /// The proactive timer armed for the pair with this access token.
+        case refreshTimer(access: String)
         case nothing
     }
 
@@ -403,6 +408,7 @@ final class FakeSessionClient: InProcessClient {
             if defects.contains(.logsTokenPrefix) {
                 emit(.log(level: "debug", message: "signed in; access token starts \(fresh.access.prefix(12))"))
             }
+            armRefreshTimer(fresh)
             finish(command, content: ["account": .string(fresh.account)])
         case .resource(let request):
             resourceReply(request, reply)
@@ -414,6 +420,8 @@ final class FakeSessionClient: InProcessClient {
             finish(command)
         case .switchDelete(let command, let email, let password):
             login(command, email: email, password: password)
+        case .refreshTimer(let access):
+            if let session, session.access == access, state == "authenticated", !refreshInFlight { startRefresh(session) }
         case .nothing:
             break
         }
@@ -565,6 +573,7 @@ final class FakeSessionClient: InProcessClient {
         refreshInFlight = false
         guard state == "refreshing" else { return }
         move("refresh-succeeded", to: "authenticated", account: fresh.account, reason: "refreshSucceeded")
+        armRefreshTimer(fresh)
         let retrying = waiters
         waiters = []
         for var request in retrying {
@@ -572,6 +581,11 @@ final class FakeSessionClient: InProcessClient {
             request.token = fresh.access
             send(request)
         }
+    }
+
+    private func armRefreshTimer(_ fresh: Session) {
+        guard let seconds = configuration.refreshTimer else { return }
+        effect(.refreshTimer(access: fresh.access)) { .sleep(id: $0, seconds: seconds) }
     }
 
     private func refreshRejected() {
