@@ -53,6 +53,7 @@ public enum Oracles {
         RefreshBypassesUnauthorizedHandling(),
         OneSignInPromptPerSignOut(),
         OnlyExplicitRejectionSignsOut(),
+        NoSilentSignInAfterRejection(),
         RestoreValidatedWithServer(),
         BackgroundTokensAfterFirstUnlock(),
         RestoreReadsCredentialsFirst(),
