@@ -65,6 +65,8 @@ public enum Oracles {
         EveryCommandAnsweredOnce(),
         EndedAccountLeavesNoPreferences(),
         RetryableRefreshBacksOff(),
+        NoRefreshStormFromClockSkew(),
+        NoDeadSessionFromClockSkew(),
         SessionEndEndsPendingRequests(),
         OfflineRevocationRetried(),
         NoCommandBlockedByAnUnansweredRefresh(),
