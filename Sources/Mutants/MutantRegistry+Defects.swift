@@ -115,5 +115,14 @@ extension MutantRegistry {
                    "an account switch ends the previous session with no durable note (sign-out writes one): a switch killed after its first write is never finished, and a failed clear and a kill bring the ended session back",
                    violates: "000: If A signs out and B signs in immediately, A's late API responses and refresh result must be rejected by a session-generation check",
                    expected: ["CACHE-CLEAR-ON-SWITCH"]),
+        // Clock skew: the harm a device clock that jumps does to a client that reads it (CLOCK-SKEW-TOLERANT).
+        sessionKit(.proactiveRefreshStormAfterClockJump,
+                   "the access token's expiry is the server's time of issue (the response's Date) plus expires_in, read against the device's wall clock: a clock far ahead makes every request refresh first",
+                   violates: "000: device-clock skew; five failed requests should not each refresh and overwrite one another",
+                   expected: ["CLOCK-SKEW-TOLERANT"]),
+        sessionKit(.deadSessionAfterClockJumpBack,
+                   "expiry and the latest-token check on the device's wall clock: after the clock jumps back, a token received while it was ahead looks valid, and the server's 401s for it are never refreshed",
+                   violates: "000: When a token expires, requests share one refresh Promise or Future; device-clock skew",
+                   expected: ["CLOCK-SKEW-TOLERANT"]),
     ]
 }

@@ -38,7 +38,6 @@ extension MutantRegistry {
                ],
                alsoFails: naiveCommon + [
                    ("SIGNIN-PROMPT-ONCE", "a session that ends because a refresh was refused clears the tokens and shows no sign-in prompt at all"),
-                   ("STORAGE-SECURE-TOKENS", "the result of a token write is never checked: when secure storage refuses the write of a new sign-in's tokens, the client uses the token it could not store"),
                ]) {
             HostedClientAdapter<NaiveAndroidClient>(identity: NaiveAndroidClient.identity)
         },
@@ -52,8 +51,7 @@ extension MutantRegistry {
                ],
                alsoFails: naiveCommon + [
                    ("PROCESS-DEATH-SAFE", "the access and refresh tokens are written as two items one after the other: a kill between them leaves a mixed pair, and the next launch's refresh is refused"),
-                   ("STORAGE-SECURE-TOKENS", "the result of a token write is never checked: when secure storage refuses the write of a new sign-in's token, the client uses the token it could not store"),
-                   ("REFRESH-PERSIST-BEFORE-USE", "the same unchecked write after a refresh: the new access token is sent though secure storage refused to store it"),
+                   ("REFRESH-PERSIST-BEFORE-USE", "the result of a token write is never checked: when secure storage refuses the write of a new sign-in's or a refresh's token, the client sends the token it could not store"),
                    ("SIGNIN-PROMPT-ONCE", "a session that ends because a refresh was refused clears the tokens and shows no sign-in prompt at all"),
                ]) {
             HostedClientAdapter<NaiveFlutterClient>(identity: NaiveFlutterClient.identity)

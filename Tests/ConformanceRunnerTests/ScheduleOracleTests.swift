@@ -197,6 +197,41 @@ struct EveryCommandAnsweredOnceTests {
         answered.add(.received(.result(CommandResult(id: "c7"))))
         #expect(try answered.findings(EveryCommandAnsweredOnce()).isEmpty)
     }
+
+    /// A reboot, then a launch whose restore reads secure storage and is told it is locked; `unlocked`: the
+    /// device is unlocked afterwards, and the client still never answers the launch.
+    static func launchAfterReboot(unlocked: Bool) -> CraftedTrace {
+        var crafted = CraftedTrace()
+        _ = crafted.signInAlice()
+        crafted.step = 1
+        crafted.add(.stepStarted(index: 1, kind: "reboot"))
+        crafted.kill()
+        crafted.relaunch()
+        crafted.step = 2
+        crafted.add(.stepStarted(index: 2, kind: "launch"))
+        crafted.add(.sent(.command(AppCommand(id: "c2", kind: .launch))))
+        crafted.transition(nil, from: nil, to: "restoring")
+        crafted.add(.received(.storage(id: "s1", operation: .get, key: "session", value: nil, accessibility: nil)))
+        crafted.add(.sent(.reply(id: "s1", .error(ProtocolErrorCode.locked.info("sealed until the first unlock")))))
+        if unlocked {
+            crafted.step = 3
+            crafted.add(.stepStarted(index: 3, kind: "unlock"))
+            crafted.add(.sent(.command(AppCommand(id: "c3", kind: .unlock))))
+            crafted.add(.received(.result(CommandResult(id: "c3"))))
+        }
+        return crafted
+    }
+
+    @Test("a launch outstanding after a reboot while the device was never unlocked is not judged (storage is sealed)")
+    func launchWhileSealedPasses() throws {
+        #expect(try Self.launchAfterReboot(unlocked: false).findings(EveryCommandAnsweredOnce()).isEmpty)
+    }
+
+    @Test("a launch still outstanding once the device was unlocked after the reboot fails")
+    func launchAfterUnlockFails() throws {
+        let findings = try Self.launchAfterReboot(unlocked: true).findings(EveryCommandAnsweredOnce())
+        #expect(findings.map(\.message) == ["command c2 (launch) never got a result, though the world answered everything the client asked"])
+    }
 }
 
 @Suite("oracle: ended-account-leaves-no-preferences")

@@ -1,4 +1,5 @@
 import ConformanceProtocol
+import Foundation
 @testable import ConformanceRunner
 import Testing
 
@@ -314,5 +315,50 @@ struct RestoreValidatedWithServerTests {
         let evidence = try #require(findings.first?.evidence.first)
         #expect(OracleCheck.transition(evidence, in: outcome)?.transition == "restore-validated")
         #expect(OracleCheck.event(evidence, in: outcome)?.instance == 2)
+    }
+}
+
+@Suite("oracle: no-silent-sign-in-after-rejection")
+struct NoSilentSignInAfterRejectionTests {
+    static let yaml = Harness.caseFile("""
+      - id: revoked-stored-session-is-not-signed-in-again
+        title: A relaunch whose stored session the server revoked ends; the client does not sign in again on its own
+        requirements: [REFRESH-REJECTION-ONE-TRANSITION, RESTORE-TOKEN-PRESENCE-NOT-AUTHENTICATED]
+        steps:
+          - launch: {}
+          - signIn: { account: alice }
+          - require: { state: authenticated }
+          - kill: {}
+          - revoke: { account: alice }
+          - launch: {}
+          - expect: { for: [REFRESH-REJECTION-ONE-TRANSITION], state: signedOut }
+
+    """)
+
+    @Test("a client that ends the revoked session at launch raises no finding")
+    func endedSessionPasses() throws {
+        try OracleCheck.passes(Self.yaml)
+    }
+
+    @Test("a client that re-runs the password grant after the rejection fails REFRESH-REJECTION-ONE-TRANSITION, and no restore requirement")
+    func silentSignInFailsTheRejection() throws {
+        let (findings, outcome) = try OracleCheck.fails(Self.yaml, defect: .signsInAgainAfterRejection,
+                                                        oracle: "no-silent-sign-in-after-rejection",
+                                                        requirement: "REFRESH-REJECTION-ONE-TRANSITION")
+        let login = try #require(findings.first?.evidence.last)
+        #expect(OracleCheck.request(login, in: outcome)?.path == "/auth/login")
+        #expect(OracleCheck.event(login, in: outcome)?.instance == 2)
+        #expect(!outcome.findings.contains { $0.requirements.contains("RESTORE-TOKEN-PRESENCE-NOT-AUTHENTICATED") },
+                "the session came from a login, not from storage: \(Harness.describe(outcome.findings))")
+    }
+
+    @Test("the acceptance case launch-with-revoked-session charges a silent sign-in to REFRESH-REJECTION-ONE-TRANSITION only")
+    func acceptanceCaseChargesTheRejection() throws {
+        let text = try String(contentsOfFile: Harness.packageRoot + "/Specs/cases/restore.yaml", encoding: .utf8)
+        let result = try Harness.run(text, .init(defects: [.signsInAgainAfterRejection]))
+        let outcome = try #require(result.outcomes.first { $0.caseID == "launch-with-revoked-session" })
+        #expect(outcome.status == .fail)
+        #expect(Set(outcome.findings.flatMap(\.requirements)) == ["REFRESH-REJECTION-ONE-TRANSITION"],
+                "\(Harness.describe(outcome.findings))")
     }
 }

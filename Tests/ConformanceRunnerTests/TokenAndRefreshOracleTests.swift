@@ -173,6 +173,26 @@ struct NewTokensPersistedBeforeUseTests {
         }
         #expect(keys == ["session.access", "session.refresh"])
     }
+
+    @Test("a sign-in's tokens sent though secure storage refused them fail REFRESH-PERSIST-BEFORE-USE, not STORAGE-SECURE-TOKENS")
+    func signInPairUsedUnstoredIsPersistBeforeUse() throws {
+        var crafted = CraftedTrace()
+        let login = crafted.exchange(HTTPRequestMessage(method: "POST", path: "/auth/login",
+                                                        body: ["email": "alice@example.com", "password": "correct horse battery"]))
+        guard case .response(let response) = login, let access = response.body["access_token"]?.string else {
+            Issue.record("alice's login failed: \(login)")
+            return
+        }
+        let write = crafted.add(.received(.storage(id: "s1", operation: .set, key: "session", value: response.body.jsonText,
+                                                   accessibility: .afterFirstUnlock)))
+        crafted.add(.sent(.reply(id: "s1", .error(ProtocolErrorCode.writeFailed.info("the write failed")))))
+        let use = crafted.add(.received(.http(id: "e9", cause: "c1", HTTPRequestMessage(
+            method: "GET", path: "/me", headers: ["authorization": "Bearer \(access)"]))))
+        let findings = try crafted.findings(NewTokensPersistedBeforeUse())
+        #expect(findings.map(\.requirements) == [["REFRESH-PERSIST-BEFORE-USE"]], "\(Harness.describe(findings))")
+        #expect(findings.first?.message.contains("of a sign-in") == true)
+        #expect(findings.first?.evidence.contains(use) == true && findings.first?.evidence.contains(write) == false)
+    }
 }
 
 @Suite("oracle: rotated-refresh-token-never-sent")
@@ -356,8 +376,38 @@ struct RefreshAfterRejectionTests {
             var (crafted, old, _) = Self.rejected(thenLogin: login)
             crafted.exchange(Self.refresh(old))
             let findings = try crafted.findings(RefreshBypassesUnauthorizedHandling())
-            #expect(findings.map(\.message) == ["a refused refresh was followed by another refresh without a new sign-in"],
+            #expect(findings.map(\.message) == ["a refused refresh was answered by refreshing the same session again"],
                     "login \(login): \(findings.map(\.message))")
         }
+    }
+
+    @Test("a refresh of a session signed in before the rejection arrived (its login answered first) is no retry: no finding")
+    func otherSessionsRefreshPasses() throws {
+        var crafted = CraftedTrace()
+        let alice = crafted.signInAlice()
+        // Carol's login is answered while Alice's refresh is on its way; no transition tells of the new sign-in yet.
+        let outcome = crafted.exchange(HTTPRequestMessage(method: "POST", path: "/auth/login",
+                                                          body: ["email": "carol@example.com", "password": "river lamp violet"]))
+        guard case .response(let response) = outcome else {
+            Issue.record("carol's login failed: \(outcome)")
+            return
+        }
+        let carol = try #require(response.body["refresh_token"]?.string)
+        crafted.world.server.auth.revokeAll(account: "acct-alice")
+        crafted.exchange(Self.refresh(alice.refresh))
+        crafted.exchange(Self.refresh(carol))
+        #expect(try crafted.findings(RefreshBypassesUnauthorizedHandling()).isEmpty)
+    }
+
+    @Test("a refresh after another request's 401 answered after the rejection is that request's 401 handling: no finding")
+    func siblingUnauthorizedExplainsTheRefresh() throws {
+        var (crafted, old, _) = Self.rejected(thenLogin: false)
+        let access = try #require(crafted.world.vault.tokens.first { $0.kind == .access }?.value)
+        crafted.transition("refresh-rejected", from: "refreshing", to: "signedOut", account: "acct-alice")
+        // A request that was on the wire when the session ended comes back 401; a plain session refreshes for it.
+        crafted.exchange(HTTPRequestMessage(method: "GET", path: "/resources/inbox", headers: ["authorization": "Bearer \(access)"]),
+                         cause: "c3")
+        crafted.exchange(Self.refresh(old))
+        #expect(try crafted.findings(RefreshBypassesUnauthorizedHandling()).isEmpty)
     }
 }

@@ -97,8 +97,14 @@ struct RequestRetriedAtMostOnce: Oracle {
 }
 
 /// The refresh call never goes through the 401 handling: it carries no bearer token, and a rejected refresh
-/// (400 invalid_grant, a revoked session) does not trigger another refresh. A refresh refused another way (a
-/// 401 `invalid_token`) is not a rejection by the design and may be retried later.
+/// (400 invalid_grant, a revoked session) is not answered by refreshing that session again, as a 401 handler
+/// that sees the refresh's own refusal would. A refresh refused another way (a 401 `invalid_token`) is not a
+/// rejection by the design and may be retried later.
+///
+/// Only the rejected session's own refresh token family counts, and only a refresh nothing else explains: a
+/// refresh of another session (a new sign-in's, whatever its transitions) is not a retry, and one that follows
+/// another request's 401 answered after the rejection (a sibling request that was on the wire when the session
+/// ended) is that request's own 401 handling, through whatever session the client refreshes with.
 struct RefreshBypassesUnauthorizedHandling: Oracle {
     let id = "refresh-bypasses-401-handling"
     let invariants: [String] = ["refreshing-refresh-bypasses-401-handler"]
@@ -112,23 +118,31 @@ struct RefreshBypassesUnauthorizedHandling: Oracle {
                 [refresh.event]))
         }
         let refreshes = context.index.exchanges.filter(\.isRefresh)
-        for (refused, next) in zip(refreshes, refreshes.dropFirst())
-        where refused.instance == next.instance && refused.isRejection
-            && !context.index.transitions.contains(where: {
-                $0.instance == refused.instance && $0.event > refused.event && $0.event < next.event
-                    && $0.message.transition == "sign-in-succeeded"
-            }) && refused.replyEvent.map({ $0 < next.event }) == true
-            // A refresh with the token of a login answered after the refusal belongs to a new sign-in, even
-            // one that has not finished yet (a sign-in whose profile call found the token expired).
-            && !context.index.exchanges.contains(where: { login in
-                login.isLogin && login.instance == next.instance && (login.replyEvent ?? .max) > refused.replyEvent!
-                    && login.event < next.event && login.issuedRefreshToken != nil
-                    && login.issuedRefreshToken == next.presentedRefreshToken
-            }) {
+        var judged: Set<String> = []
+        for refused in refreshes where refused.isRejection {
+            guard let refusedAt = refused.replyEvent, let session = Self.session(of: refused, context),
+                  !judged.contains("\(refused.instance)/\(session)") else { continue }
+            guard let again = refreshes.first(where: {
+                $0.instance == refused.instance && $0.event > refusedAt && Self.session(of: $0, context) == session
+            }) else { continue }
+            // Another request's 401 in between explains the refresh: it is that request's 401 handling.
+            let explained = context.index.exchanges.contains {
+                $0.instance == refused.instance && !$0.isRefresh && $0.status == 401
+                    && ($0.replyEvent ?? .max) > refusedAt && ($0.replyEvent ?? .max) < again.event
+            }
+            guard !explained else { continue }
+            judged.insert("\(refused.instance)/\(session)")
             findings.append(context.finding(
-                requirements, id, "a refused refresh was followed by another refresh without a new sign-in",
-                [refused.event, next.event]))
+                requirements, id, "a refused refresh was answered by refreshing the same session again",
+                [refused.event, again.event]))
         }
         return findings
+    }
+
+    /// The session a refresh belongs to: the family of the refresh token it presents, or the token itself when
+    /// the world never issued it.
+    private static func session(of refresh: TraceIndex.Exchange, _ context: OracleContext) -> String? {
+        guard let token = refresh.presentedRefreshToken else { return nil }
+        return context.world.vault.token(token).map { "family \($0.family)" } ?? "token \(token)"
     }
 }

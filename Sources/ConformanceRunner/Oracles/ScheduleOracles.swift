@@ -73,7 +73,9 @@ extension EndedSessionNeverResurrected {
 }
 
 /// Liveness: every command gets exactly one result, unless its process died first or the world left something
-/// the client asked for unanswered (a held or never-answered request, a sleep whose time has not come).
+/// the client asked for unanswered (a held or never-answered request, a sleep whose time has not come). A `launch`
+/// may also stay outstanding while secure storage is sealed: after a reboot, until the first unlock
+/// (docs/adapter-protocol.md, "Launch and its result").
 struct EveryCommandAnsweredOnce: Oracle {
     let id = "every-command-answered-once"
     let invariants: [String] = []
@@ -84,6 +86,7 @@ struct EveryCommandAnsweredOnce: Oracle {
         var results: [String: [Int]] = [:]
         for result in index.results { results["\(result.instance)/\(result.value.id)", default: []].append(result.event) }
         let waiting = Self.instancesLeftWaiting(context)
+        let sealedSince = Self.sealedSince(context)
         var findings: [Finding] = []
         for command in index.commands {
             let answers = results["\(command.instance)/\(command.value.id)"] ?? []
@@ -94,7 +97,8 @@ struct EveryCommandAnsweredOnce: Oracle {
                 continue
             }
             guard answers.isEmpty, !waiting.contains(command.instance),
-                  !index.kills.contains(where: { $0.instance == command.instance }) else { continue }
+                  !index.kills.contains(where: { $0.instance == command.instance }),
+                  !(command.value.kind == .launch && sealedSince.map { $0 < command.event } == true) else { continue }
             findings.append(context.finding(
                 [requirement(waitingSince: command.event, instance: command.instance, context)], id,
                 "command \(command.value.id) (\(command.value.kind.rawValue)) never got a result, though the world answered everything the client asked",
@@ -115,6 +119,17 @@ struct EveryCommandAnsweredOnce: Oracle {
             return "REFRESH-SINGLE-FLIGHT"
         }
         return "SESSION-STATE-MACHINE"
+    }
+
+    /// The event of the reboot after which the device was never unlocked, when the case ended with secure storage
+    /// still sealed; nil when it ended readable.
+    static func sealedSince(_ context: OracleContext) -> Int? {
+        var sealed: Int?
+        for event in context.trace.events {
+            guard case .stepStarted(_, let kind) = event.kind else { continue }
+            if kind == "reboot" { sealed = event.number } else if kind == "unlock" { sealed = nil }
+        }
+        return sealed
     }
 
     /// Instances in which an HTTP exchange or a sleep was still unanswered when the trace (or the process) ended.

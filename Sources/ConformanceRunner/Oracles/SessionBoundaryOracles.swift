@@ -308,7 +308,8 @@ struct OnlyExplicitRejectionSignsOut: Oracle {
 }
 
 /// A launch reaches `authenticated` only after the server validated the session: a token in storage is
-/// not enough.
+/// not enough. A session the server issued by a login (a password grant) was not taken from storage either:
+/// whether the user asked for that login is `no-silent-sign-in-after-rejection`'s to judge.
 struct RestoreValidatedWithServer: Oracle {
     let id = "restore-validated-with-server"
     let invariants: [String] = ["restoring-no-authenticated-screen"]
@@ -319,12 +320,50 @@ struct RestoreValidatedWithServer: Oracle {
             guard transition.message.transition == "restore-validated" else { return nil }
             let validated = context.index.exchanges.contains {
                 $0.instance == transition.instance && ($0.replyEvent ?? .max) < transition.event
-                    && ($0.status ?? 0) / 100 == 2 && ($0.isRefresh || !$0.isAuthEndpoint)
+                    && ($0.status ?? 0) / 100 == 2 && ($0.isRefresh || $0.isLogin || !$0.isAuthEndpoint)
             }
             guard !validated else { return nil }
             return context.finding(
                 requirements, id, "the client entered authenticated after launch without validating the session with the server",
                 [transition.event])
+        }
+    }
+}
+
+/// A session the server rejected (400 invalid_grant on a refresh, a revoked session) ends, and the user is asked
+/// to sign in: the client does not silently sign in again with credentials it kept (re-running the password
+/// grant), which would undo the end the rejection asks for. Judged: a login request, after a rejection in the
+/// same process, that no `signIn` or `switchAccount` asked for: its cause names another command, or (with no
+/// cause) no such command of the process was waiting for its result when it was sent.
+struct NoSilentSignInAfterRejection: Oracle {
+    let id = "no-silent-sign-in-after-rejection"
+    let invariants: [String] = []
+    let requirements = ["REFRESH-REJECTION-ONE-TRANSITION"]
+
+    func check(_ context: OracleContext) -> [Finding] {
+        let index = context.index
+        var findings: [Finding] = []
+        var judged: Set<Int> = []
+        for login in index.exchanges where login.isLogin && !judged.contains(login.instance) {
+            guard let rejection = index.exchanges.first(where: {
+                $0.instance == login.instance && $0.isRejection && ($0.replyEvent ?? .max) < login.event
+            }), !askedByTheUser(login, index) else { continue }
+            judged.insert(login.instance)
+            findings.append(context.finding(
+                requirements, id,
+                "a login no signIn or switchAccount asked for was sent after the server rejected the session: the client signed in again on its own instead of ending the session and prompting the user",
+                [rejection.replyEvent ?? rejection.event, login.event]))
+        }
+        return findings
+    }
+
+    private func askedByTheUser(_ login: TraceIndex.Exchange, _ index: TraceIndex) -> Bool {
+        let signIns = index.commands.filter {
+            $0.instance == login.instance && $0.event < login.event && [.signIn, .switchAccount].contains($0.value.kind)
+        }
+        if let cause = login.cause { return signIns.contains { $0.value.id == cause } }
+        return signIns.contains { command in
+            !index.results.contains { $0.instance == login.instance && $0.value.id == command.value.id && $0.event < login.event }
         }
     }
 }

@@ -87,11 +87,14 @@ struct NoTokenInClientOutput: Oracle {
 }
 
 /// New tokens from a login or refresh are written to secure storage, both as one unit, before the new access
-/// token is first sent.
+/// token is first sent. Using a pair before it is stored breaks 001's order ("with the new tokens stored before
+/// anyone uses them"), whoever issued it: charged to REFRESH-PERSIST-BEFORE-USE for a sign-in's pair too.
+/// STORAGE-SECURE-TOKENS is about where tokens live (secure storage, not preferences or plain files), which the
+/// cases' `tokensStored` checks and `no-token-in-client-output` (STORAGE-NO-PLAINTEXT-TOKENS) see.
 struct NewTokensPersistedBeforeUse: Oracle {
     let id = "new-tokens-persisted-before-use"
     let invariants: [String] = ["refreshing-pair-persisted-before-use", "authenticated-persisted-token"]
-    let requirements = ["REFRESH-PERSIST-BEFORE-USE", "STORAGE-SECURE-TOKENS", "STORAGE-ATOMIC-PAIR"]
+    let requirements = ["REFRESH-PERSIST-BEFORE-USE", "STORAGE-ATOMIC-PAIR"]
 
     func check(_ context: OracleContext) -> [Finding] {
         var findings: [Finding] = []
@@ -107,14 +110,13 @@ struct NewTokensPersistedBeforeUse: Oracle {
             // whenever the client stores it at all; one that is never stored is the rotation oracle's to catch.
             let persistedAccess = writes.first { $0.value.contains(access) }
             let persistedRefresh = writes.first { $0.value.contains(refresh) }
-            let requirement = issuing.isRefresh ? "REFRESH-PERSIST-BEFORE-USE" : "STORAGE-SECURE-TOKENS"
             if let firstUse,
                persistedAccess.map({ $0.event > firstUse.event }) ?? true
                 || persistedRefresh.map({ $0.event > firstUse.event }) == true {
                 let handles = context.handles(in: access + " " + refresh)
                 findings.append(context.finding(
-                    [requirement], id,
-                    "the new access token was sent before the new pair was in secure storage (\(handles))",
+                    ["REFRESH-PERSIST-BEFORE-USE"], id,
+                    "the new access token of a \(issuing.isRefresh ? "refresh" : "sign-in") was sent before the new pair was in secure storage (\(handles))",
                     [delivered, firstUse.event] + Set([persistedAccess, persistedRefresh].compactMap { $0?.event }).sorted()))
             }
             let accessOnly = writes.first { $0.value.contains(access) && !$0.value.contains(refresh) }

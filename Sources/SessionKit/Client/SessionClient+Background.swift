@@ -5,7 +5,7 @@ extension SessionClient {
     /// Refreshes the token pair if it expires within `backgroundRefreshWindow` (or its expiry is unknown).
     /// Joins a refresh already in flight; never signs out except on an explicit server rejection.
     public func performBackgroundRefresh() async -> BackgroundRefreshResult {
-        let now = environment.clock.monotonicNow()
+        let now = expiryClockNow()
         if let result = machine.backgroundRefreshNeed(now: now, window: configuration.backgroundRefreshWindow) {
             logger.log(.info, "background-refresh.skipped", ["result": String(describing: result)])
             return result

@@ -37,7 +37,7 @@ extension SessionClient {
                     if defects.contains(.tokenInLog) {
                         logger.log(.debug, "refresh.response", ["access_token": grant.accessToken.secretValue, "expires_in": String(grant.expiresIn)])
                     }
-                    let receivedAt = environment.clock.monotonicNow()
+                    let receivedAt = tokenReceivedAt(grant)
                     switch machine.refreshGranted(operationID, grant: grant, receivedAt: receivedAt, leeway: configuration.refreshLeeway) {
                     case .abandon:
                         logger.log(.notice, "refresh.stale-result-discarded", ["operation": String(operationID)])

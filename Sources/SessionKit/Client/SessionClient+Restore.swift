@@ -112,7 +112,7 @@ extension SessionClient {
                     case .granted(let grant):
                         let fresh = Credentials(
                             grant: grant, previousRefreshToken: credentials.refreshToken, version: credentials.version + 1,
-                            receivedAt: environment.clock.monotonicNow(), leeway: configuration.refreshLeeway
+                            receivedAt: tokenReceivedAt(grant), leeway: configuration.refreshLeeway
                         )
                         let session = StoredSession(sessionID: stored.sessionID, account: stored.account, accessToken: fresh.accessToken, refreshToken: fresh.refreshToken)
                         unpersisted = (session, fresh)

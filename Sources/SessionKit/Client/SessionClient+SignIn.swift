@@ -53,7 +53,7 @@ extension SessionClient {
         }
         let credentials = Credentials(
             grant: grant, previousRefreshToken: nil, version: 1,
-            receivedAt: environment.clock.monotonicNow(), leeway: configuration.refreshLeeway
+            receivedAt: tokenReceivedAt(grant), leeway: configuration.refreshLeeway
         )
         let session = StoredSession(sessionID: makeSessionID(), account: account, accessToken: credentials.accessToken, refreshToken: credentials.refreshToken)
         switch await vault.commit(.setActive(session), ifGeneration: generation) {

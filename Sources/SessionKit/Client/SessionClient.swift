@@ -78,6 +78,29 @@ public actor SessionClient {
     /// The known-bad variant's defects (docs/known-bad.md); empty for the reference.
     var defects: Set<SessionKitDefect> { configuration.defects }
 
+    /// Now, on the clock token expiry is measured on: the monotonic clock, which no change of the device's time
+    /// moves, so clock skew can cause neither a refresh storm nor a token believed valid that the server refuses.
+    func expiryClockNow() -> MonotonicInstant {
+        // DEFECT proactive-refresh-storm-after-clock-jump, dead-session-after-clock-jump-back: expiry is measured on
+        // the device's wall clock, which the user or the network may set to anything.
+        guard defects.contains(.proactiveRefreshStormAfterClockJump) || defects.contains(.deadSessionAfterClockJumpBack) else {
+            return environment.clock.monotonicNow()
+        }
+        return Self.expiryInstant(environment.clock.wallClockNow())
+    }
+
+    /// When a grant's access token started to live, on the expiry clock: when it arrived.
+    func tokenReceivedAt(_ grant: TokenGrant) -> MonotonicInstant {
+        // DEFECT proactive-refresh-storm-after-clock-jump: the token started to live when the server issued it (its
+        // response's `Date`), a time on the server's clock that is then read against the device's.
+        if defects.contains(.proactiveRefreshStormAfterClockJump), let issued = grant.serverDate { return Self.expiryInstant(issued) }
+        return expiryClockNow()
+    }
+
+    private static func expiryInstant(_ date: Date) -> MonotonicInstant {
+        MonotonicInstant(sinceOrigin: .milliseconds(Int64((date.timeIntervalSince1970 * 1000).rounded())))
+    }
+
     /// The current phase, account and generation.
     public var snapshot: SessionSnapshot { machine.snapshot }
 

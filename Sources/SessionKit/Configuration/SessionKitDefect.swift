@@ -85,4 +85,16 @@ package enum SessionKitDefect: String, Sendable, Hashable, CaseIterable {
     /// after staging restores the pair whose refresh token the server rotated. A refresh started by a 401 writes
     /// the record at once.
     case expiryRefreshStagedPairLost = "expiry-refresh-staged-pair-lost"
+
+    // Clock skew (docs/known-bad.md): what a device clock that jumps does to a client that reads it.
+
+    /// The access token's expiry is the server's time of issue (the token response's `Date`, as a JWT's `iat`)
+    /// plus `expires_in`, read against the device's wall clock: with the clock far ahead, every new token looks
+    /// expired at once, so every request refreshes first.
+    case proactiveRefreshStormAfterClockJump = "proactive-refresh-storm-after-clock-jump"
+    /// Token bookkeeping on the device's wall clock: the access token's expiry, and the latest-token check (a 401
+    /// for a request sent before the current token arrived is put down to an older token). A token received
+    /// while the clock was ahead looks valid, and newer than every later request, once the clock jumps back: the
+    /// server's 401s for it fail the requests and are never refreshed, a dead session.
+    case deadSessionAfterClockJumpBack = "dead-session-after-clock-jump-back"
 }

@@ -210,7 +210,7 @@ struct SessionStateMachine: Sendable {
             state = .restoring(restoring)
             return .queued
         case .authenticated(let active, var backoff):
-            guard active.credentials.needsRefresh(at: now) else { return .resume(waiter, .success(ticket(for: active))) }
+            guard active.credentials.needsRefresh(at: now) else { return .resume(waiter, .success(ticket(for: active, admittedAt: now))) }
             if backoff?.awaitingLateReply == true { return .resume(waiter, .failure(RefreshOperation.overdue)) }
             if backoff != nil {
                 releaseStateCopy()
@@ -241,6 +241,13 @@ struct SessionStateMachine: Sendable {
             // another refresh instead of retrying with the current token.
             if active.credentials.version != ticket.credentialVersion, !defects.contains(.noLatestTokenCheck) {
                 return .resume(waiter, .success(self.ticket(for: active)))
+            }
+            // DEFECT dead-session-after-clock-jump-back: a request admitted, by the wall clock, before the current token
+            // arrived is taken to have been refused for an older token, whatever it carried: the 401 is the caller's,
+            // and no refresh starts.
+            if defects.contains(.deadSessionAfterClockJumpBack),
+               ticket.admittedAt.flatMap({ admitted in active.credentials.receivedAt.map { admitted < $0 } }) == true {
+                return .resume(waiter, .failure(SessionError(.unauthorized, context: "refused for a token already replaced")))
             }
             if backoff?.awaitingLateReply == true { return .resume(waiter, .failure(RefreshOperation.overdue)) }
             if backoff != nil {
@@ -575,8 +582,9 @@ struct SessionStateMachine: Sendable {
         return RefreshStart(operationID: operation.id, transition: transition)
     }
 
-    private func ticket(for active: Active) -> RequestTicket {
-        RequestTicket(generation: generations.current, account: active.account, accessToken: active.credentials.accessToken, credentialVersion: active.credentials.version)
+    private func ticket(for active: Active, admittedAt: MonotonicInstant? = nil) -> RequestTicket {
+        RequestTicket(generation: generations.current, account: active.account, accessToken: active.credentials.accessToken,
+                      credentialVersion: active.credentials.version, admittedAt: admittedAt)
     }
 
     private func stored(_ active: Active, _ credentials: Credentials) -> StoredSession {

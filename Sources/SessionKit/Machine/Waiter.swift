@@ -37,6 +37,9 @@ struct RequestTicket: Sendable {
     let accessToken: AccessToken
     /// The credentials version of `accessToken`, to tell an outdated 401 from a current one.
     let credentialVersion: UInt64
+    /// When the request was admitted with this ticket (on the expiry clock), if it was admitted at once. Read only
+    /// by the dead-session-after-clock-jump-back defect.
+    var admittedAt: MonotonicInstant?
 }
 
 /// The answer to a request waiting for the session: a ticket to send with, or why it cannot be sent.

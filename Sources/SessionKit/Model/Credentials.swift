@@ -9,6 +9,8 @@ struct Credentials: Sendable, Hashable, CustomStringConvertible {
     var expiresAt: MonotonicInstant?
     /// When to refresh before use: ahead of `expiresAt` by the leeway, capped at half the lifetime.
     var refreshDue: MonotonicInstant?
+    /// When the access token arrived; `nil` when unknown (restored from storage).
+    var receivedAt: MonotonicInstant?
 
     /// Computes expiry from the server's `expires_in`, counted from `receivedAt` on the monotonic clock.
     /// The device wall clock plays no part, so clock skew cannot cause a refresh storm or a sign-out.
@@ -20,6 +22,7 @@ struct Credentials: Sendable, Hashable, CustomStringConvertible {
         let margin = min(leeway, lifetime / 2)
         expiresAt = receivedAt + lifetime
         refreshDue = receivedAt + (lifetime - margin)
+        self.receivedAt = receivedAt
     }
 
     init(accessToken: AccessToken, refreshToken: RefreshToken, version: UInt64) {
@@ -28,6 +31,7 @@ struct Credentials: Sendable, Hashable, CustomStringConvertible {
         self.version = version
         expiresAt = nil
         refreshDue = nil
+        receivedAt = nil
     }
 
     /// Whether a request at `now` should refresh first rather than send a token about to expire.

@@ -69,6 +69,7 @@ struct AuthAPI: Sendable {
                 }
             }
             guard grant.account != nil else { return .failed(.unexpectedResponse) }
+            grant.serverDate = serverDate(response)
             return .granted(grant)
         case .success(let response) where response.status == 400 || response.status == 401:
             return .invalidCredentials
@@ -101,6 +102,7 @@ struct AuthAPI: Sendable {
             // DEFECT reuse-rotated-refresh-token: only `access_token` is read from the refresh response; the
             // rotated refresh token is dropped and the old one is kept (and sent again next time).
             if defects.contains(.reuseRotatedRefreshToken) { grant.refreshToken = nil }
+            grant.serverDate = serverDate(response)
             return .granted(grant)
         case .success(let response) where response.status == 400 || response.status == 401:
             switch WireFormat.oauthError(from: response.body) {
@@ -111,6 +113,12 @@ struct AuthAPI: Sendable {
         case .success(let response):
             return .failed(Self.failureClass(status: response.status))
         }
+    }
+
+    /// The response's `Date`, for the one defect that reads it (proactive-refresh-storm-after-clock-jump).
+    private func serverDate(_ response: HTTPResponse) -> Date? {
+        guard defects.contains(.proactiveRefreshStormAfterClockJump) else { return nil }
+        return response.headers.first { $0.key.caseInsensitiveCompare("Date") == .orderedSame }.flatMap { WireFormat.httpDate($0.value) }
     }
 
     func revoke(_ refreshToken: RefreshToken) async -> RevokeOutcome {

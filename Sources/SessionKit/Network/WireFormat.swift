@@ -67,6 +67,15 @@ enum WireFormat {
         return Data(text.utf8)
     }
 
+    /// An HTTP `Date` (IMF-fixdate, RFC 9110 section 5.6.7), such as `Thu, 01 Jan 2026 00:00:00 GMT`.
+    static func httpDate(_ text: String) -> Date? {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.date(from: text)
+    }
+
     static func oauthError(from data: Data) -> String? {
         decode(OAuthError.self, from: data)?.error
     }

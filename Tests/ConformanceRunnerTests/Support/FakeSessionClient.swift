@@ -61,12 +61,17 @@ final class FakeSessionClient: InProcessClient {
         case skipsInputValidation
         /// Not a defect of an oracle's: never refreshes, a 401 just fails the request (a client with no trigger).
         case ignores401
+        /// no-silent-sign-in-after-rejection: when the server rejects the stored session while restoring, signs in
+        /// again with the last sign-in's credentials (kept across launches) instead of ending the session.
+        case signsInAgainAfterRejection
     }
 
-    /// What outlives one instance of the client: only `keepsSessionAcrossLaunches` uses it. Shared by every
+    /// What outlives one instance of the client: only `keepsSessionAcrossLaunches` and `signsInAgainAfterRejection` use it. Shared by every
     /// client a launcher makes from one configuration.
     final class Memory: Sendable {
         let session = Mutex<Session?>(nil)
+        /// The last sign-in's email and password: only `signsInAgainAfterRejection` keeps them.
+        let credentials = Mutex<(email: String, password: String)?>(nil)
     }
 
     /// Ways to break the protocol itself, triggered by a `request` of the named resource.
@@ -157,6 +162,7 @@ final class FakeSessionClient: InProcessClient {
         case restoreValidate(command: String, Session)
         case restoreRefresh(command: String, Session)
         case login(command: String)
+        case silentLogin(command: String)
         case profile(command: String, Session)
         case resource(AppRequest)
         case refresh(generation: Int, account: String)
@@ -273,6 +279,7 @@ final class FakeSessionClient: InProcessClient {
             return
         }
         move("sign-in-started", to: "signingIn", account: nil, reason: "signIn")
+        if defects.contains(.signsInAgainAfterRejection) { configuration.memory.credentials.withLock { $0 = (email, password) } }
         login(command, email: email, password: password)
     }
 
@@ -293,8 +300,8 @@ final class FakeSessionClient: InProcessClient {
         }
     }
 
-    private func login(_ command: String, email: String, password: String) {
-        effect(.login(command: command)) {
+    private func login(_ command: String, email: String, password: String, silently: Bool = false) {
+        effect(silently ? .silentLogin(command: command) : .login(command: command)) {
             .http(id: $0, cause: command, HTTPRequestMessage(
                 method: "POST", path: "/auth/login", headers: ["content-type": "application/json"],
                 body: ["email": .string(email), "password": .string(password)]))
@@ -382,10 +389,19 @@ final class FakeSessionClient: InProcessClient {
                 }
                 persist(fresh, then: .restoreValidated(command: command))
             case 400, 401:
+                if defects.contains(.signsInAgainAfterRejection), let kept = configuration.memory.credentials.withLock({ $0 }) {
+                    return login(command, email: kept.email, password: kept.password, silently: true)
+                }
                 restoreFailed(command, deleting: true)
             default:
                 finish(command, error: Self.errorCode(reply))
             }
+        case .silentLogin(let command):
+            guard Self.status(reply) == 200,
+                  let fresh = Self.body(reply).flatMap({ Session(tokenResponse: $0, account: nil) }) else {
+                return restoreFailed(command, deleting: true)
+            }
+            persist(fresh, then: .restoreValidated(command: command))
         case .login(let command):
             guard Self.status(reply) == 200,
                   let fresh = Self.body(reply).flatMap({ Session(tokenResponse: $0, account: nil) }) else {
