@@ -25,6 +25,32 @@ struct RealSpecTests {
         #expect(signedIn.to.value == "authenticated" && signedIn.generation == .increment)
     }
 
+    @Test("lets a client skip only refresh-started and sign-in-started, and lists the paths through them")
+    func optionalTransitionsAndPaths() throws {
+        let machine = try #require(SpecLinter.lint(paths: [PackagePaths.specs.path]).bundle.stateMachine)
+        #expect(machine.transitions.filter(\.optional).map(\.id) == ["refresh-started", "sign-in-started"])
+        let ends = machine.paths(from: "authenticated", to: "signedOut")
+        #expect(ends.map { [$0.skipped?.id, $0.transition.id] } == [
+            [nil, "sign-out"], ["refresh-started", "refresh-rejected"], ["refresh-started", "sign-out-during-refresh"],
+        ])
+        #expect(machine.paths(from: "signedOut", to: "authenticated").map { [$0.skipped?.id, $0.transition.id] }
+            == [["sign-in-started", "sign-in-succeeded"]])
+        #expect(machine.paths(from: "restoring", to: "refreshing").isEmpty)
+    }
+
+    @Test("a transition is named by its ID or by an alias")
+    func aliasesNameTheirTransition() throws {
+        let text = try String(contentsOf: PackagePaths.specs.appendingPathComponent("state-machine.yaml"), encoding: .utf8)
+            .replacingOccurrences(of: "  - id: refresh-deferred\n", with: "  - id: refresh-deferred\n    aliases: [refresh-postponed, refresh-backed-off]\n")
+        var result = SpecLoader.load(files: [])
+        SpecLoader.load(bytes: Array(text.utf8), file: "state-machine.yaml", into: &result)
+        #expect(!result.hasErrors)
+        let machine = try #require(result.bundle.stateMachine)
+        #expect(machine.transition(named: "refresh-backed-off")?.id == "refresh-deferred")
+        #expect(machine.transition(named: "refresh-deferred")?.id == "refresh-deferred")
+        #expect(machine.transition("refresh-postponed") == nil && machine.transition(named: "refresh-paused") == nil)
+    }
+
     @Test("quotes the additions of the platform guide and resolves its contradictions")
     func platformGuideIsResolved() throws {
         let catalogue = try #require(SpecLinter.lint(paths: [PackagePaths.specs.path]).bundle.catalogue)

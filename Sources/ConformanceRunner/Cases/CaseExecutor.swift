@@ -50,7 +50,7 @@ struct CaseExecutor {
             for (index, step) in acceptanceCase.steps.enumerated() {
                 driver.beginStep(index, kind: step.kind)
                 if let expectation = step.action.expectation {
-                    let check = ExpectationCheck(expectation: expectation, driver: driver, since: since, stepIndex: index)
+                    let check = ExpectationCheck(expectation: expectation, driver: driver, machine: machine, since: since, stepIndex: index)
                     groupEnd = driver.trace.events.count
                     if case .require = step.action, let unmet = check.problems().first {
                         return stop("precondition of step \(index + 1) (line \(step.location.line)) did not hold: \(unmet.message)")
@@ -74,7 +74,7 @@ struct CaseExecutor {
                            stderrTail: error.stderrTail.isEmpty ? driver.tail() : error.stderrTail)
         }
         driver.finish()
-        let context = OracleContext(index: TraceIndex(driver.trace, profile: driver.world.profile), trace: driver.trace, world: driver.world,
+        let context = OracleContext(index: TraceIndex(driver.trace, profile: driver.world.profile, machine: machine), trace: driver.trace, world: driver.world,
                                     machine: machine, capabilities: capabilities, offlineResources: offlineResources,
                                     capturedLog: driver.capturedLog)
         for oracle in Oracles.all { findings += oracle.check(context) }

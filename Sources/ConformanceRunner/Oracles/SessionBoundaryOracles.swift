@@ -16,6 +16,20 @@ struct NoRequestWithEndedSessionToken: Oracle {
         }
     }
 
+    /// Whether a request sent while reported signed out carries the token of a sign-in still in progress: a login
+    /// answered since the client's last transition, for a command not answered yet. A client that never shows
+    /// `signingIn` (an optional transition) sends its first requests of the new session from `signedOut`.
+    static func signingIn(_ exchange: TraceIndex.Exchange, _ index: TraceIndex) -> Bool {
+        let since = index.transitions.last { $0.instance == exchange.instance && $0.event < exchange.event }?.event ?? 0
+        return index.exchanges.contains { login in
+            guard login.instance == exchange.instance, login.isLogin, let reply = login.replyEvent, reply > since,
+                  reply < exchange.event, login.issuedAccessToken == exchange.request.bearerToken else { return false }
+            return login.cause.map { cause in
+                !index.results.contains { $0.instance == login.instance && $0.value.id == cause && $0.event < exchange.event }
+            } ?? true
+        }
+    }
+
     func check(_ context: OracleContext) -> [Finding] {
         var findings: [Finding] = []
         let index = context.index
@@ -34,7 +48,8 @@ struct NoRequestWithEndedSessionToken: Oracle {
             }
         }
         for exchange in index.exchanges where exchange.request.bearerToken != nil {
-            guard index.state(before: exchange.event, instance: exchange.instance) == "signedOut" else { continue }
+            guard index.state(before: exchange.event, instance: exchange.instance) == "signedOut",
+                  !Self.signingIn(exchange, index) else { continue }
             let end = index.sessionEnd(before: exchange.event, instance: exchange.instance)
             findings.append(context.finding(
                 [Self.requirement(endedBy: end?.message.transition)], id,
@@ -238,18 +253,7 @@ struct OnlyExplicitRejectionSignsOut: Oracle {
                         [end.event]))
                 }
             case "refresh-rejected", "restore-failed":
-                let asked = index.commands.last {
-                    $0.instance == end.instance && $0.event < end.event && $0.event > windowStart && $0.value.kind == .signOut
-                }
-                if let asked, index.results.first(where: { $0.value.id == asked.value.id }).map({ $0.event > end.event }) ?? true {
-                    // The user's sign-out, named as a failure: a naming slip, not a sign-out on a retryable failure.
-                    findings.append(context.finding(
-                        ["SESSION-STATE-MACHINE"], id,
-                        "the sign-out the user asked for was reported as '\(name)'; "
-                            + (name == "restore-failed" ? "a sign-out while restoring is 'restore-sign-out'" : "a sign-out during a refresh is 'sign-out-during-refresh'"),
-                        [asked.event, end.event]))
-                    continue
-                }
+                // (A user's sign-out reported as one of these is read as the sign-out: `TransitionResolution`.)
                 // What is forbidden is signing out because of a retryable failure or a locked device.
                 let window = index.exchanges.filter { $0.instance == end.instance && $0.event > windowStart && $0.event < end.event }
                 // A reply that came in the window explains the end too, though its request was sent before it: the

@@ -1,5 +1,6 @@
 import ConformanceProtocol
 import SimulatedWorld
+import SpecModel
 
 /// The trace read back as facts: each HTTP exchange with its reply, each transition, what was shown,
 /// stored and logged, each with the event number that proves it.
@@ -33,11 +34,27 @@ struct TraceIndex {
         }
     }
 
+    /// A transition the client reported. With a state machine (`init(_:profile:machine:)`), `message.transition`
+    /// is the machine's transition it did (`TransitionResolution`), whatever the client called it.
     struct Transition {
         let event: Int
         let instance: Int
         let step: Int
         let message: TransitionEvent
+        /// The name the client reported.
+        let reported: String?
+        /// What the client did, as a path of the machine: nil for the launch's entry into the initial state,
+        /// for what no transition does, and without a machine.
+        let path: StateMachine.Path?
+
+        init(event: Int, instance: Int, step: Int, message: TransitionEvent, reported: String?, path: StateMachine.Path?) {
+            self.event = event
+            self.instance = instance
+            self.step = step
+            self.message = message
+            self.reported = reported
+            self.path = path
+        }
     }
 
     /// A storage change (`set` or `delete`, secure storage or preferences) and what became of it.
@@ -86,7 +103,9 @@ struct TraceIndex {
     /// so the oracles read one dialect whatever the client spoke; nil keeps every request as sent.
     private let profile: WorldProfile?
 
-    init(_ trace: Trace, profile: WorldProfile? = nil) {
+    /// `machine`: read each reported transition as what it did (`TransitionResolution`); without it, names stay
+    /// as reported.
+    init(_ trace: Trace, profile: WorldProfile? = nil, machine: StateMachine? = nil) {
         self.profile = profile
         var exchangeIndex: [String: Int] = [:]
         var readIndex: [String: Int] = [:]
@@ -134,6 +153,10 @@ struct TraceIndex {
             }
         }
         storageWrites = storageChanges.filter { $0.operation == .set && [.applied, .unanswered].contains($0.outcome) }
+        if let machine {
+            transitions = TransitionResolution(machine: machine, commands: commands, results: results, exchanges: exchanges)
+                .resolve(transitions)
+        }
     }
 
     private mutating func record(_ message: AdapterMessage, event: TraceEvent, exchangeIndex: inout [String: Int],
@@ -149,7 +172,7 @@ struct TraceIndex {
             storageReads.append(Located(event: event.number, instance: event.instance, step: event.step, value: (key, nil)))
         case .transition(let transition):
             transitions.append(Transition(event: event.number, instance: event.instance, step: event.step,
-                                          message: transition))
+                                          message: transition, reported: transition.transition, path: nil))
             emittedTexts.append(at(message.json.jsonText))
         case .ui(let uiEvent):
             ui.append(Located(event: event.number, instance: event.instance, step: event.step, value: uiEvent))

@@ -24,7 +24,13 @@ enum StateMachineChecks {
                     notes: [.init("'\(earlier.id)' defined here", at: earlier.location)]))
             }
             seenEdges[edge] = transition
+            if transition.optional, transition.generation != .keep {
+                diagnostics.append(.error(
+                    "optional transition '\(transition.id)' must keep the generation: a client that skips it would hide a session's end",
+                    at: transition.location))
+            }
         }
+        diagnostics += aliasCollisions(machine.transitions)
         // Reachability over a machine that lost states or transitions to errors would report phantoms.
         guard initialKnown == nil, resolver.incomplete.isDisjoint(with: [.state, .transition]) else {
             return diagnostics
@@ -34,6 +40,28 @@ enum StateMachineChecks {
             diagnostics.append(.error(
                 "state '\(state.id)' cannot be reached from the initial state '\(machine.initial.value)'",
                 at: state.location))
+        }
+        return diagnostics
+    }
+
+    /// A reported name must pick one transition: no alias is a transition's ID or another alias.
+    static func aliasCollisions(_ transitions: [Transition]) -> [Diagnostic] {
+        var diagnostics: [Diagnostic] = []
+        var aliasOwners: [String: (transition: String, location: SourceLocation)] = [:]
+        for transition in transitions {
+            for alias in transition.aliases {
+                if let owner = transitions.first(where: { $0.id == alias.value }) {
+                    diagnostics.append(.error(
+                        "alias '\(alias.value)' of transition '\(transition.id)' is the ID of transition '\(owner.id)'",
+                        at: alias.location, notes: [.init("'\(owner.id)' defined here", at: owner.location)]))
+                } else if let earlier = aliasOwners[alias.value] {
+                    diagnostics.append(.error(
+                        "alias '\(alias.value)' of transition '\(transition.id)' is already an alias of '\(earlier.transition)'",
+                        at: alias.location, notes: [.init("first listed here", at: earlier.location)]))
+                } else {
+                    aliasOwners[alias.value] = (transition.id, alias.location)
+                }
+            }
         }
         return diagnostics
     }

@@ -39,7 +39,7 @@ extension SpecDecoder {
     }
 
     private mutating func transition(_ node: YAMLNode) -> Transition? {
-        let keys = ["id", "from", "to", "event", "generation", "description"]
+        let keys = ["id", "from", "to", "event", "generation", "description", "aliases", "optional"]
         guard var map = mapping(node, "a transition", allowed: keys) else { return nil }
         let id = map.required("id").flatMap { identifier($0, "transition id", pattern: .lowerKebab) }
         if let id { map.what = "transition '\(id.value)'" }
@@ -49,10 +49,25 @@ extension SpecDecoder {
         let event = map.required("event").flatMap { identifier($0, "event", pattern: .lowerCamel) }
         let generation = map.required("generation").flatMap { choice($0, "generation", as: GenerationEffect.self) }
         let description = map.required("description").flatMap { string($0, "the 'description' of \(what)") }
+        let aliases = map.optional("aliases").map { aliasList($0, "the 'aliases' of \(what)") } ?? []
+        let optional = map.optional("optional").flatMap { flag($0, "the 'optional' of \(what)") }
         finish(map)
         guard let id, let from, let to, let event, let generation, let description else { return nil }
         return Transition(
             id: id.value, location: id.location, from: from, to: to, event: event.value,
-            generation: generation.value, description: description.value)
+            generation: generation.value, description: description.value, aliases: aliases, optional: optional ?? false)
+    }
+
+    /// Old IDs of a transition: a non-empty list of lower-kebab IDs (collisions are lint's).
+    private mutating func aliasList(_ node: YAMLNode, _ what: String) -> [Located<String>] {
+        (list(node, what) ?? []).compactMap { identifier($0, "alias", pattern: .lowerKebab) }
+    }
+
+    private mutating func flag(_ node: YAMLNode, _ what: String) -> Bool? {
+        guard case .bool(let value)? = node.scalar?.resolved else {
+            error("expected \(what) to be true or false, found \(node.kindDescription)", at: node.location)
+            return nil
+        }
+        return value
     }
 }

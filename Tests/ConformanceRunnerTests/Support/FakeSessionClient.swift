@@ -9,10 +9,12 @@ import Synchronization
 final class FakeSessionClient: InProcessClient {
     /// One broken behaviour; each names the oracle (in Sources/ConformanceRunner/Oracles) meant to catch it.
     enum Defect: String, CaseIterable, Sendable {
-        /// transitions-follow-state-machine: reports `sign-in-completed`, which the state machine does not have.
-        case unknownTransition
         /// transitions-follow-state-machine: `sign-in-succeeded` keeps the generation instead of incrementing it.
         case keepsGenerationOnSignIn
+        /// transitions-follow-state-machine: `refresh-rejected` keeps the generation instead of incrementing it.
+        case keepsGenerationOnRejection
+        /// transitions-follow-state-machine: a successful sign-in reports reaching `refreshing`, not `authenticated`.
+        case signInReachesRefreshing
         /// no-token-in-client-output: logs the first twelve characters of the new access token at sign-in.
         case logsTokenPrefix
         /// single-refresh-in-flight: each 401 starts its own refresh.
@@ -84,9 +86,19 @@ final class FakeSessionClient: InProcessClient {
         case resultForUnknownCommand(onResource: String)
     }
 
+    /// How a correct client may report its transitions other than by the machine's own IDs.
+    struct Reporting: Sendable {
+        /// Names reported instead of the machine's IDs (an old name, an alias, a name of the client's own).
+        var names: [String: String] = [:]
+        /// Optional transitions never reported: the client never shows their `to` state, and a transition that
+        /// only takes it back from there is not reported either.
+        var unshown: Set<String> = []
+    }
+
     struct Configuration: Sendable {
         var capabilities: [String] = []
         var defects: Set<Defect> = []
+        var reporting = Reporting()
         var sabotage: Sabotage?
         /// The protocol version the client claims in its `hello`.
         var protocolVersion = adapterProtocolVersion
@@ -185,6 +197,12 @@ final class FakeSessionClient: InProcessClient {
 
     private var state: String?
     private var generation = 0
+    /// The state and generation the client last reported (`Reporting.unshown` keeps some states to itself).
+    private var shownState: String?
+    private var shownGeneration = 0
+    /// The launch whose restore has not ended yet, and the stored session it is validating.
+    private var restoringLaunch: String?
+    private var restoringSession: Session?
     private var session: Session?
     /// The refresh token this session started with (what `resendsRotatedRefreshToken` keeps presenting).
     private var firstRefresh: String?
@@ -255,6 +273,8 @@ final class FakeSessionClient: InProcessClient {
     private func launch(_ command: String) {
         state = "restoring"
         generation = 1
+        (shownState, shownGeneration) = ("restoring", 1)
+        restoringLaunch = command
         emit(.transition(TransitionEvent(transition: nil, from: nil, to: "restoring", account: nil, generation: 1,
                                          reason: "launch")))
         if defects.contains(.keepsSessionAcrossLaunches), let remembered = configuration.memory.session.withLock({ $0 }) {
@@ -340,6 +360,7 @@ final class FakeSessionClient: InProcessClient {
     }
 
     private func signOut(_ command: String) {
+        if state == "restoring", restoringSession != nil { return signOutWhileRestoring(command) }
         guard let previous = session, state == "authenticated" || state == "refreshing" else {
             finish(command, error: "signedOut")
             return
@@ -364,9 +385,36 @@ final class FakeSessionClient: InProcessClient {
         }
     }
 
+    /// The user signs out before the stored session was validated: the restore ends signed out at once.
+    private func signOutWhileRestoring(_ command: String) {
+        let stored = restoringSession
+        generation += 1
+        move("restore-sign-out", to: "signedOut", account: stored?.account, reason: "signOut")
+        restoringSession = nil
+        if let launch = restoringLaunch { finish(launch, content: ["state": "signedOut"]) }
+        emit(.ui(UIEvent(kind: .signInPrompt)))
+        effect(.signOutDelete(command: command)) {
+            .storage(id: $0, operation: .delete, key: "session", value: nil, accessibility: nil)
+        }
+        if let stored {
+            effect(.nothing) {
+                .http(id: $0, cause: command, HTTPRequestMessage(
+                    method: "POST", path: "/auth/revoke", headers: ["content-type": "application/json"],
+                    body: ["refresh_token": .string(stored.refresh)]))
+            }
+        }
+    }
+
     // MARK: Replies
 
     private func resume(_ waiting: Pending, with reply: ReplyBody) {
+        switch waiting {
+        case .restoreRead, .restoreValidate, .restoreRefresh:
+            // The user signed out while restoring: what the restore asked for no longer matters.
+            guard state == "restoring" else { return }
+        default:
+            break
+        }
         switch waiting {
         case .restoreRead(let command):
             restoreRead(command, reply)
@@ -374,6 +422,7 @@ final class FakeSessionClient: InProcessClient {
             switch Self.status(reply) {
             case 200:
                 adopt(stored)
+                restoringSession = nil
                 move("restore-validated", to: "authenticated", account: stored.account, reason: "sessionValidated")
                 finish(command)
             case 401:
@@ -416,8 +465,7 @@ final class FakeSessionClient: InProcessClient {
             }
             adopt(fresh)
             if !defects.contains(.keepsGenerationOnSignIn) { generation += 1 }
-            move(defects.contains(.unknownTransition) ? "sign-in-completed" : "sign-in-succeeded", to: "authenticated",
-                 account: fresh.account, reason: "signInSucceeded")
+            move("sign-in-succeeded", to: "authenticated", account: fresh.account, reason: "signInSucceeded")
             if defects.contains(.logsToken) {
                 emit(.log(level: "debug", message: "signed in; access token \(fresh.access)"))
             }
@@ -463,6 +511,7 @@ final class FakeSessionClient: InProcessClient {
     }
 
     private func validate(_ stored: Session, for command: String) {
+        restoringSession = stored
         effect(.restoreValidate(command: command, stored)) {
             .http(id: $0, cause: command, HTTPRequestMessage(
                 method: "GET", path: "/me", headers: ["authorization": "Bearer \(stored.access)"]))
@@ -470,6 +519,7 @@ final class FakeSessionClient: InProcessClient {
     }
 
     private func restoreFailed(_ command: String, deleting: Bool) {
+        restoringSession = nil
         generation += 1
         move("restore-failed", to: "signedOut", account: nil, reason: "restoreRejected")
         session = nil
@@ -606,7 +656,7 @@ final class FakeSessionClient: InProcessClient {
 
     private func refreshRejected() {
         guard state == "refreshing" else { return }
-        generation += 1
+        if !defects.contains(.keepsGenerationOnRejection) { generation += 1 }
         move("refresh-rejected", to: "signedOut", account: session?.account, reason: "invalidGrant")
         let failed = waiters.count
         endSession(failingWaitersWith: "sessionEnded")
@@ -685,6 +735,7 @@ final class FakeSessionClient: InProcessClient {
         switch next {
         case .restoreValidated(let command):
             adopt(fresh)
+            restoringSession = nil
             move("restore-validated", to: "authenticated", account: fresh.account, reason: "sessionValidated")
             finish(command)
         case .signInProfile(let command):
@@ -713,16 +764,22 @@ final class FakeSessionClient: InProcessClient {
     }
 
     private func move(_ transition: String, to target: String, account: String?, reason: String) {
-        emit(.transition(TransitionEvent(transition: transition, from: state, to: target, account: account,
-                                         generation: generation, reason: reason)))
         state = target
+        let reported = transition == "sign-in-succeeded" && defects.contains(.signInReachesRefreshing) ? "refreshing" : target
+        // An unshown state, and the way back from it when nothing else changed, stay the client's own.
+        if configuration.reporting.unshown.contains(transition) || (reported == shownState && generation == shownGeneration) { return }
+        emit(.transition(TransitionEvent(transition: configuration.reporting.names[transition] ?? transition, from: shownState,
+                                         to: reported, account: account, generation: generation, reason: reason)))
+        (shownState, shownGeneration) = (reported, generation)
     }
 
     private func finish(_ command: String, content: JSONValue = .null) {
+        if command == restoringLaunch { restoringLaunch = nil }
         emit(.result(CommandResult(id: command, content: content)))
     }
 
     private func finish(_ command: String, error code: String, definite: Bool = true) {
+        if command == restoringLaunch { restoringLaunch = nil }
         emit(.result(CommandResult(id: command, error: ErrorInfo(code: code, message: "failed: \(code)", definite: definite))))
     }
 
