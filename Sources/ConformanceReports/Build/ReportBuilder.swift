@@ -190,6 +190,9 @@ public enum ReportBuilder {
         case .writeDiscarded(let id):
             kind = .world
             summary = "write \(id) discarded: the process died first"
+        case .effectAbandoned(let id):
+            kind = .world
+            summary = "\(id) abandoned by the client"
         }
         return TraceLine(number: event.number, step: event.step + 1, instance: event.instance, time: event.time,
                          kind: kind, type: type, summary: vault.redact(summary), text: renderer.line(event))

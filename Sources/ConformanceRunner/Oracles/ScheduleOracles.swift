@@ -117,14 +117,15 @@ struct EveryCommandAnsweredOnce: Oracle {
         return "SESSION-STATE-MACHINE"
     }
 
-    /// Instances in which an HTTP exchange or a sleep was still unanswered when the trace (or the process) ended.
+    /// Instances in which an HTTP exchange or a sleep was still unanswered, and not abandoned by the client, when the
+    /// trace (or the process) ended.
     static func instancesLeftWaiting(_ context: OracleContext) -> Set<Int> {
         var asked: [String: Int] = [:]
         for event in context.trace.events {
             switch event.kind {
             case .received(.http(let id, _, _)), .received(.sleep(let id, _)):
                 asked["\(event.instance)/\(id)"] = event.instance
-            case .sent(.reply(let id, _)):
+            case .sent(.reply(let id, _)), .effectAbandoned(let id):
                 asked["\(event.instance)/\(id)"] = nil
             default:
                 break

@@ -17,12 +17,22 @@ public struct TraceRenderer: Sendable {
         case .received(let message): body = "< " + message.line
         case .world(let text): body = "   world: " + text
         case .writeDiscarded(let id): body = "   world: storage change \(id) discarded: the process died first"
+        case .effectAbandoned(let id): body = "   world: effect \(id) abandoned by the client: the world will not answer it"
         }
         return vault.redact("#\(event.number) " + body)
     }
 
+    /// Every event, and after an event the adapter left unanswered for a while in real time, an unnumbered note.
     public func render(_ trace: Trace) -> String {
-        trace.events.map(line).joined(separator: "\n")
+        let waits = Dictionary(grouping: trace.realTimeWaits, by: \.afterEvent)
+        return trace.events.flatMap { event in
+            [line(event)] + (waits[event.number] ?? []).map { "   (real time: " + Self.describe($0) + ")" }
+        }.joined(separator: "\n")
+    }
+
+    /// A real-time wait in words, for traces and reports.
+    public static func describe(_ wait: RealTimeWait) -> String {
+        "the adapter sent nothing for \(wait.seconds) s of real time after #\(wait.afterEvent) while the world's clock stood still"
     }
 
     /// The events around the evidence, for a failure report.
