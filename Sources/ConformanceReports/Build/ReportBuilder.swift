@@ -148,7 +148,10 @@ public enum ReportBuilder {
                               occurrences: finding.occurrences)
             },
             trace: trace, traceEvents: outcome.trace.events.count, expectedFailure: nil,
-            reproduce: "\(context.command) --case \(outcome.caseID) --seed \(runSeed)")
+            reproduce: "\(context.command) --case \(outcome.caseID) --seed \(runSeed)",
+            realTimeWaits: outcome.trace.realTimeWaits.isEmpty ? nil : outcome.trace.realTimeWaits.map {
+                RealTimeWaitReport(step: $0.step + 1, afterEvent: $0.afterEvent, seconds: $0.seconds)
+            })
     }
 
     /// Which events (by 0-based position) a case keeps: all within the limit; else the first and last half
