@@ -121,6 +121,34 @@ struct AbandonOracleTests {
         }
     }
 
+    @Test("a refresh abandoned on the client's deadline is a retryable failure: sent again at the same instant, it did not back off")
+    func abandonedRefreshMustBackOff() throws {
+        for wait in [0.0, 2.0] {
+            var (crafted, refresh) = Self.timedOutRefresh(abandon: true)
+            crafted.time += wait
+            crafted.add(.received(.http(id: "e43", cause: nil, HTTPRequestMessage(
+                method: "POST", path: "/auth/refresh", body: ["grant_type": "refresh_token", "refresh_token": .string(refresh)]))))
+            let findings = try crafted.findings(RetryableRefreshBacksOff())
+            #expect(findings.map(\.requirements) == (wait == 0 ? [["REFRESH-RETRYABLE-BACKOFF"]] : []), "\(findings.map(\.message))")
+        }
+    }
+
+    @Test("the backoff after an abandoned refresh is measured from the abandon: 30 s deadlines with waits 1, 2, 4, 8 s grow")
+    func backoffIsMeasuredFromTheAbandon() throws {
+        var crafted = CraftedTrace()
+        let tokens = crafted.signInAlice()
+        for (attempt, wait) in [1.0, 2, 4, 8, 0].enumerated() {
+            let id = "e\(50 + attempt)"
+            crafted.add(.received(.http(id: id, cause: nil, HTTPRequestMessage(
+                method: "POST", path: "/auth/refresh", body: ["grant_type": "refresh_token", "refresh_token": .string(tokens.refresh)]))))
+            crafted.time += 30
+            crafted.add(.effectAbandoned(effectID: id))
+            crafted.time += wait
+        }
+        let findings = try crafted.findings(RetryableRefreshBacksOff())
+        #expect(findings.isEmpty, "\(findings.map(\.message))")
+    }
+
     @Test("a client that abandons its refresh and then never answers the command is judged by every-command-answered-once")
     func abandonedThenSilentIsJudged() throws {
         for abandon in [true, false] {

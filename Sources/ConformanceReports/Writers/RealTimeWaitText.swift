@@ -20,5 +20,7 @@ enum RealTimeWaitText {
     static let heading = "Real time passed with the adapter silent"
     static let explanation = "The world's clock stood still while the runner waited: whatever the client waited for "
         + "happened at one virtual instant, so backoffs and timeouts are judged as if they took no time. "
-        + "These notes decide no verdict. Likely cause: " + RealTimeWaitReport.advice + "."
+        + "These notes decide no verdict. Likely cause: " + RealTimeWaitReport.advice
+        + ". An adapter that was only busy (a thousand requests on real threads of a loaded machine) shows here too, "
+        + "and then needs nothing."
 }

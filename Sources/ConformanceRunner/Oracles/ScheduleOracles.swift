@@ -236,7 +236,8 @@ struct EndedAccountLeavesNoPreferences: Oracle {
     }
 }
 
-/// Backoff: after a refresh failed for a retryable reason (timeout, 5xx, offline, lost), the same refresh token
+/// Backoff: after a refresh failed for a retryable reason (timeout, 5xx, offline, lost, or the client's own timeout:
+/// it abandoned the refresh), the same refresh token
 /// is not sent again at the same virtual time unless something happened meanwhile (a command, a signal such as
 /// online or foreground), during an outage at most `attemptsPerMinute` attempts of it fall in any minute, and the
 /// waits between its first attempts grow.
@@ -259,7 +260,7 @@ struct RetryableRefreshBacksOff: Oracle {
         for key in attempts.keys.sorted() {
             let sends = attempts[key]!
             for (failed, next) in zip(sends, sends.dropFirst()) {
-                guard Self.retryable(failed), let replied = failed.replyEvent, replied < next.event,
+                guard Self.retryable(failed), let replied = failed.endedEvent, replied < next.event,
                       time(next.event) <= time(replied),
                       !index.commandSent(in: next.instance, between: replied, and: next.event)
                 else { continue }
@@ -284,7 +285,7 @@ struct RetryableRefreshBacksOff: Oracle {
                 break
             }
             if let flat = flatStart(sends, index, time) {
-                let gaps = zip(flat, flat.dropFirst()).map { time($1.event) - time($0.event) }
+                let gaps = Self.waits(flat, time)
                 findings.append(context.finding(
                     requirements, id,
                     "the waits between the first \(flat.count) attempts of one refresh in an outage did not grow (\(gaps.map { "\(Self.seconds($0)) s" }.joined(separator: ", "))): a backoff lengthens them",
@@ -307,10 +308,16 @@ struct RetryableRefreshBacksOff: Oracle {
             }
             run.append(send)
             guard run.count == Self.growthAttempts else { continue }
-            let gaps = zip(run, run.dropFirst()).map { time($1.event) - time($0.event) }
+            let gaps = Self.waits(run, time)
             if gaps.suffix(2).max()! < Self.growthFactor * gaps.prefix(2).min()! { return run }
         }
         return nil
+    }
+
+    /// The wait before each attempt after the first: from the end of the one before (its reply, or the client's
+    /// abandon on its own deadline) to the next send.
+    private static func waits(_ attempts: [TraceIndex.Exchange], _ time: (Int) -> Double) -> [Double] {
+        zip(attempts, attempts.dropFirst()).map { time($1.event) - time($0.endedEvent ?? $0.event) }
     }
 
     /// Five attempts: four waits, the first two compared with the last two.
@@ -323,6 +330,7 @@ struct RetryableRefreshBacksOff: Oracle {
 
     static func retryable(_ exchange: TraceIndex.Exchange) -> Bool {
         if case .failure? = exchange.reply { return true }
+        if exchange.abandonEvent != nil { return true }
         return (exchange.status ?? 0) >= 500
     }
 }
