@@ -79,9 +79,8 @@ struct HostileAdapterTests {
             return try #require(try Harness.run(refreshCase, launcher: launcher).outcomes.first)
         }
         let sleeping = try outcome("")
-        let waits = sleeping.trace.realTimeWaits
-        #expect(waits.count == 1, "\(waits)")
-        let wait = try #require(waits.first)
+        // The longest silence is the client's sleep (a loaded machine may add shorter ones).
+        let wait = try #require(sleeping.trace.realTimeWaits.max { $0.seconds < $1.seconds })
         #expect(wait.seconds >= 1.5 && wait.step == 3, "\(wait)")
         // The silence came during the refresh: after the client said it started, before it sent the request. The note
         // sits beside that event, unnumbered.
@@ -91,10 +90,13 @@ struct HostileAdapterTests {
             return
         }
         #expect(started.transition == "refresh-started" && request.path == "/auth/refresh")
-        #expect(Harness.rendered(sleeping).contains("   (real time: the adapter sent nothing for \(wait.seconds) s of real time after #\(wait.afterEvent)"))
+        let annotated = TraceRenderer(vault: sleeping.vault).render(sleeping.trace, realTimeNotes: true)
+        #expect(annotated.contains("   (real time: the adapter sent nothing for \(wait.seconds) s of real time after #\(wait.afterEvent)"))
+        #expect(!Harness.rendered(sleeping).contains("(real time:"), "the plain rendering depends on the events alone")
 
+        // The same client without the sleep: the same verdict and events (its own notes, if the machine stalled,
+        // are beside the point).
         let quick = try outcome("--no-sleep")
-        #expect(quick.trace.realTimeWaits.isEmpty)
         #expect(sleeping.status == quick.status && sleeping.findings.map(\.message) == quick.findings.map(\.message))
         #expect(sleeping.trace.events.count == quick.trace.events.count)
     }

@@ -22,9 +22,10 @@ public struct TraceRenderer: Sendable {
         return vault.redact("#\(event.number) " + body)
     }
 
-    /// Every event, and after an event the adapter left unanswered for a while in real time, an unnumbered note.
-    public func render(_ trace: Trace) -> String {
-        let waits = Dictionary(grouping: trace.realTimeWaits, by: \.afterEvent)
+    /// Every event; with `realTimeNotes`, also an unnumbered note after each event the adapter left unanswered for a
+    /// while in real time. Without them the text depends on nothing but the events, so two runs compare equal.
+    public func render(_ trace: Trace, realTimeNotes: Bool = false) -> String {
+        let waits = realTimeNotes ? Dictionary(grouping: trace.realTimeWaits, by: \.afterEvent) : [:]
         return trace.events.flatMap { event in
             [line(event)] + (waits[event.number] ?? []).map { "   (real time: " + Self.describe($0) + ")" }
         }.joined(separator: "\n")
