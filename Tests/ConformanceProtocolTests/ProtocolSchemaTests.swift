@@ -245,6 +245,8 @@ private enum ProtocolSamples {
         samples += [
             fromAdapter("sleep", .sleep(id: "e20", seconds: 30)),
             fromAdapter("sleep of a fraction", .sleep(id: "e21", seconds: 0.25)),
+            fromAdapter("abandon of an http effect on a timeout", .abandon(id: "e7", reason: "timeout")),
+            fromAdapter("abandon without a reason", .abandon(id: "e21", reason: nil)),
             fromAdapter("result ok with content", .result(CommandResult(id: "c3", content: ["resource": "inbox", "account": "alice"]))),
             fromAdapter("result ok without content", .result(CommandResult(id: "c4"))),
             fromAdapter("result error with a message", .result(CommandResult(
@@ -358,6 +360,8 @@ private enum HandWritten {
         adapter("storage without a key", #"{"type":"storage","id":"e1","op":"get"}"#),
         adapter("preferences whose value is a number", #"{"type":"preferences","id":"e1","op":"set","key":"k","value":1}"#),
         adapter("sleep whose seconds is a string", #"{"type":"sleep","id":"e1","seconds":"30"}"#),
+        adapter("abandon without an id", #"{"type":"abandon","reason":"timeout"}"#),
+        adapter("abandon whose reason is a number", #"{"type":"abandon","id":"e7","reason":408}"#),
         adapter("result error without an error", #"{"type":"result","id":"c1","outcome":"error"}"#),
         adapter("result of an unknown outcome", #"{"type":"result","id":"c1","outcome":"failed"}"#),
         adapter("result without an id", #"{"type":"result","outcome":"ok"}"#),

@@ -60,6 +60,47 @@ struct HostileAdapterTests {
         #expect(outcome.reason?.hasPrefix("hung") != true, "\(outcome.reason ?? "")")
     }
 
+    @Test("a client that lets 1.5 s of real time pass during a refresh gets a real-time note beside its trace, and the same verdict as without the wait")
+    func realTimeWaitIsNotedAndDecidesNothing() throws {
+        let refreshCase = Harness.caseFile("""
+              - id: real-time-backoff
+                title: A request refreshes once
+                requirements: [REFRESH-SINGLE-FLIGHT]
+                steps:
+                  - launch: {}
+                  - signIn: { account: alice }
+                  - fault: { path: /resources/*, kind: expiredToken, times: 1 }
+                  - request: { resource: inbox }
+
+            """)
+        func outcome(_ arguments: String) throws -> CaseOutcome {
+            let launcher = ProcessAdapterLauncher(commandLine: "exec python3 -u '\(Self.fixtures)/sleeps_in_real_time.py' \(arguments)",
+                                                  timeout: .seconds(30))
+            return try #require(try Harness.run(refreshCase, launcher: launcher).outcomes.first)
+        }
+        let sleeping = try outcome("")
+        // The longest silence is the client's sleep (a loaded machine may add shorter ones).
+        let wait = try #require(sleeping.trace.realTimeWaits.max { $0.seconds < $1.seconds })
+        #expect(wait.seconds >= 1.5 && wait.step == 3, "\(wait)")
+        // The silence came during the refresh: after the client said it started, before it sent the request. The note
+        // sits beside that event, unnumbered.
+        guard case .received(.transition(let started)) = sleeping.trace.events[wait.afterEvent - 1].kind,
+              case .received(.http(_, _, let request)) = sleeping.trace.events[wait.afterEvent].kind else {
+            Issue.record("the wait is not where the client slept: \(Harness.rendered(sleeping))")
+            return
+        }
+        #expect(started.transition == "refresh-started" && request.path == "/auth/refresh")
+        let annotated = TraceRenderer(vault: sleeping.vault).render(sleeping.trace, realTimeNotes: true)
+        #expect(annotated.contains("   (real time: the adapter sent nothing for \(wait.seconds) s of real time after #\(wait.afterEvent)"))
+        #expect(!Harness.rendered(sleeping).contains("(real time:"), "the plain rendering depends on the events alone")
+
+        // The same client without the sleep: the same verdict and events (its own notes, if the machine stalled,
+        // are beside the point).
+        let quick = try outcome("--no-sleep")
+        #expect(sleeping.status == quick.status && sleeping.findings.map(\.message) == quick.findings.map(\.message))
+        #expect(sleeping.trace.events.count == quick.trace.events.count)
+    }
+
     @Test("the trace budget names what was exceeded")
     func budgetWords() {
         #expect(TraceBudget.overflow(events: TraceBudget.maximumEvents, receivedBytes: 0) == nil)

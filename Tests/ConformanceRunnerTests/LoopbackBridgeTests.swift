@@ -49,6 +49,27 @@ struct LoopbackBridgeTests {
         #expect(!bridge.owns(firstID))
     }
 
+    @Test("a request tagged X-Conformance-Request is found by its tag, the tag is left out of its headers, and once abandoned it is never answered")
+    func taggedRequestCanBeAbandoned() throws {
+        let bridge = try LoopbackBridge(timeout: .seconds(5))
+        defer { bridge.stop() }
+        let port = try #require(UInt16(bridge.baseURL.split(separator: ":").last ?? ""))
+        let refresh = try BlockingClient(port: port)
+        refresh.send("POST /auth/refresh HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Conformance-Request: r3\r\nContent-Length: 0\r\n\r\n")
+        let messages = try bridge.collect(started: 1)
+        guard case .http(let id, _, let request)? = messages.first else {
+            Issue.record("not an http message: \(messages)")
+            return
+        }
+        #expect(request.headers.isEmpty)
+        #expect(bridge.exchangeID(tagged: "r3") == id)
+        #expect(bridge.exchangeID(tagged: "r4") == nil)
+        bridge.abandon(id)
+        #expect(!bridge.owns(id))
+        bridge.answer(id, .response(HTTPResponseMessage(status: 200)))
+        #expect(bridge.answered == 0)
+    }
+
     @Test("a barrier answer that claims requests the server never gets is a hang, bounded by the timeout")
     func missingRequestsHang() throws {
         let bridge = try LoopbackBridge(timeout: .milliseconds(200))

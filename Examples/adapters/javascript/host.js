@@ -43,14 +43,19 @@ class Host {
     });
   }
 
-  /** A sleep on the runner's virtual clock; `wake()` ends it early. */
+  /** A sleep on the runner's virtual clock; `wake()` ends it early and tells the runner (`abandon`), so the sleep no
+   *  longer counts as outstanding. A deadline raced against a request is the same: the loser is abandoned
+   *  (docs/porting-guide.md, Real-time waits). */
   sleep(seconds) {
     this.nextEffect += 1;
     const id = `e${this.nextEffect}`;
     let wake;
     const done = new Promise((resolve) => {
       this.waiting.set(id, resolve);
-      wake = () => { this.waiting.delete(id); resolve(null); };
+      wake = () => {
+        if (this.waiting.delete(id)) this.send({ type: 'abandon', id, reason: 'woken' });
+        resolve(null);
+      };
     });
     this.send({ type: 'sleep', id, seconds });
     return { done, wake };

@@ -56,15 +56,30 @@ class Effects:
 
     # -- Effects: answered by the runner with a `reply`.
 
-    async def http(self, method, path, headers, body):
-        """Returns ("response", status, headers, body) or ("failure", code, definite), or None if cancelled."""
+    async def http(self, method, path, headers, body, deadline=None):
+        """Returns ("response", status, headers, body) or ("failure", code, definite), or None if cancelled.
+
+        With `deadline` (seconds of the runner's virtual clock) the request is raced against a `sleep`: when the
+        sleep ends first the client gives up on the request, tells the runner (`abandon`) and gets a timeout
+        (indefinite: the server may have processed it); when the request is answered first the sleep is abandoned."""
         if self._host.base_url is not None:
-            return await self._host.loopback_http(method, path, headers, body)
-        message = {"type": "http", "request": {"method": method, "path": path, "headers": headers, "body": body}}
-        cause = CAUSE.get()
-        if cause is not None:
-            message["cause"] = cause
-        reply = await self._host.effect(message)
+            request_id, future = self._host.start_loopback_http(method, path, headers, body)
+        else:
+            message = {"type": "http", "request": {"method": method, "path": path, "headers": headers, "body": body}}
+            cause = CAUSE.get()
+            if cause is not None:
+                message["cause"] = cause
+            request_id, future = self._host.start_effect(message)
+        if deadline is not None:
+            sleep_id, sleeper = self._host.start_effect({"type": "sleep", "seconds": deadline})
+            await asyncio.wait({future, sleeper}, return_when=asyncio.FIRST_COMPLETED)
+            if not future.done():
+                self._host.abandon(request_id, "timeout")
+                return ("failure", "timeout", False)
+            self._host.abandon(sleep_id, "answered")
+        reply = await future
+        if self._host.base_url is not None:
+            return reply
         if reply is None:
             return None
         if "response" in reply:
@@ -100,7 +115,7 @@ class Effects:
         effect_id, future = self._host.start_effect({"type": "sleep", "seconds": seconds})
 
         def wake():
-            self._host.abandon(effect_id)
+            self._host.abandon(effect_id, "woken")
             if not future.done():
                 future.set_result(None)
 
@@ -171,6 +186,7 @@ class Host:
         self.http_finished = 0
         self._finished = threading.Condition()
         self._completed = []  # (sequence, future, outcome) of requests finished since the last barrier
+        self._abandoned = set()  # loopback requests given up on: the runner never answers them, so never counted
         self._opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
     # -- Wire.
@@ -193,15 +209,18 @@ class Host:
         _, future = self.start_effect(message)
         return await future
 
-    async def loopback_http(self, method, path, headers, body):
-        """One real HTTP request, on a thread of its own (urllib blocks). Counted as started here, before the
-        thread runs, and as finished when its outcome is in. Outcomes reach the client at the next barrier, in
-        the order the requests started, so the threads' race does not show in the trace."""
+    def start_loopback_http(self, method, path, headers, body):
+        """One real HTTP request, on a thread of its own (urllib blocks); returns its tag and the future of its
+        outcome. Counted as started here, before the thread runs, and as finished when its outcome is in.
+        Outcomes reach the client at the next barrier, in the order the requests started, so the threads' race
+        does not show in the trace. The tag (`X-Conformance-Request`) is what an `abandon` of it names."""
         future = self.loop.create_future()
         request_headers = dict(headers)
         cause = CAUSE.get()
         if cause is not None:
             request_headers["X-Conformance-Cause"] = cause
+        tag = f"r{self.http_started + 1}"
+        request_headers["X-Conformance-Request"] = tag
         data = None if body is None else body.encode() if isinstance(body, str) else json.dumps(body).encode()
         request = urllib.request.Request(self.base_url + path, data=data, headers=request_headers, method=method)
         self.http_started += 1
@@ -224,16 +243,26 @@ class Host:
             except (OSError, http.client.HTTPException):
                 outcome = ("failure", "connectionLost", False)  # a reset connection: the outcome is unknown
             with self._finished:
+                if tag in self._abandoned:
+                    return
                 self._completed.append((sequence, future, outcome))
                 self.http_finished += 1
                 self._finished.notify_all()
 
         threading.Thread(target=run, daemon=True).start()
-        return await future
+        return tag, future
 
-    def abandon(self, effect_id):
-        """Nobody waits for this effect any more: its reply, if it comes, is dropped."""
-        self._waiting.pop(effect_id, None)
+    def abandon(self, effect_id, reason):
+        """Nobody waits for this effect (or tagged loopback request) any more: the runner is told, so it stops
+        holding it and never answers it, and a reply that crossed the abandon on the wire is dropped."""
+        if effect_id in self._waiting:
+            self._waiting.pop(effect_id)
+        elif effect_id.startswith("r"):
+            with self._finished:
+                self._abandoned.add(effect_id)
+        else:
+            return
+        self.send({"type": "abandon", "id": effect_id, "reason": reason})
 
     # -- Runner messages.
 

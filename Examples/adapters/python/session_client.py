@@ -84,6 +84,9 @@ class Backoff:
 
 
 REFRESH_BACKOFF = Backoff(1, 32, 5)
+# The refresh's own deadline on the virtual clock: a refresh the server never answers becomes a timeout (retryable:
+# deferred and backed off), and the host abandons it so the next attempt is not a second refresh in flight.
+REFRESH_DEADLINE = 30
 RESTORE_BACKOFF = Backoff(1, 60, None)
 REVOCATION_BACKOFF = Backoff(2, 300, 6)
 
@@ -209,7 +212,7 @@ class AuthAPI:
         endpoint = self.world[name]
         return endpoint["path"], endpoint.get("encoding", "json"), endpoint.get("fields", {})
 
-    async def _exchange(self, method, path, body=None, token=None, encoding="json"):
+    async def _exchange(self, method, path, body=None, token=None, encoding="json", deadline=None):
         headers = {}
         if body is not None and encoding == "form":
             # A form body is text: a string in message mode, the bytes of it over loopback HTTP.
@@ -219,7 +222,7 @@ class AuthAPI:
             headers["content-type"] = "application/json"
         if token is not None:
             headers["authorization"] = f"Bearer {token}"
-        outcome = await self.effects.http(method, path, headers, body)
+        outcome = await self.effects.http(method, path, headers, body, deadline=deadline)
         if outcome is None:
             return ("failure", "cancelled")
         if outcome[0] == "failure":
@@ -271,7 +274,7 @@ class AuthAPI:
         path, encoding, fields = self._endpoint("refresh")
         request = {"grant_type": self.world["refresh"].get("grantType") or "refresh_token",
                    fields.get("refreshToken", "refresh_token"): refresh_token}
-        outcome = await self._exchange("POST", path, request, encoding=encoding)
+        outcome = await self._exchange("POST", path, request, encoding=encoding, deadline=REFRESH_DEADLINE)
         if outcome[0] == "failure":
             return ("failed", outcome[1])
         _, status, body = outcome

@@ -71,6 +71,10 @@ public enum AdapterMessage: Sendable, Hashable {
     case storage(id: String, operation: StorageOperation, key: String, value: String?, accessibility: Accessibility?)
     case preferences(id: String, operation: StorageOperation, key: String, value: String?)
     case sleep(id: String, seconds: Double)
+    /// The client gave up on an effect it sent (an `http` effect by its own timeout, a `sleep` it no longer needs):
+    /// the runner stops holding it and never answers it. `reason` says why (`timeout`, `cancelled`, ...). In
+    /// loopback mode `id` may name a request by its `X-Conformance-Request` header.
+    case abandon(id: String, reason: String?)
     case result(CommandResult)
     case transition(TransitionEvent)
     case ui(UIEvent)
@@ -118,6 +122,10 @@ public enum AdapterMessage: Sendable, Hashable {
             return .object(object)
         case .sleep(let id, let seconds):
             return ["type": "sleep", "id": .string(id), "seconds": .double(seconds)]
+        case .abandon(let id, let reason):
+            var object: [String: JSONValue] = ["type": "abandon", "id": .string(id)]
+            if let reason { object["reason"] = .string(reason) }
+            return .object(object)
         case .result(let result):
             var object: [String: JSONValue] = ["type": "result", "id": .string(result.id),
                                                "outcome": result.error == nil ? "ok" : "error"]
@@ -181,6 +189,8 @@ public enum AdapterMessage: Sendable, Hashable {
                                 key: try reader.string("key"), value: try reader.optionalString("value"))
         case "sleep":
             self = .sleep(id: try reader.string("id"), seconds: try reader.double("seconds"))
+        case "abandon":
+            self = .abandon(id: try reader.string("id"), reason: try reader.optionalString("reason"))
         case "result":
             let outcome = try reader.string("outcome")
             guard outcome == "ok" || outcome == "error" else {

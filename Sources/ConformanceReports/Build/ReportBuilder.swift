@@ -152,7 +152,11 @@ public enum ReportBuilder {
             reproduce: "\(context.command) --case \(Self.caseArgument(outcome.caseID)) --seed \(runSeed)",
             trigger: outcome.trigger?.rawValue,
             reached: outcome.status == .pass || outcome.status == .fail ? outcome.reached.map(\.rawValue).sorted() : nil,
-            wouldHaveChecked: outcome.wouldHaveChecked.isEmpty ? nil : outcome.wouldHaveChecked)
+            wouldHaveChecked: outcome.wouldHaveChecked.isEmpty ? nil : outcome.wouldHaveChecked,
+            realTimeWaits: outcome.trace.realTimeWaits.isEmpty ? nil : outcome.trace.realTimeWaits.map {
+                RealTimeWaitReport(step: $0.step + 1, afterEvent: $0.afterEvent, seconds: $0.seconds)
+            })
+
     }
 
     /// A case ID as a shell word: a variant's brackets (`base[expiry]`) are quoted so a shell does not glob them.
@@ -197,6 +201,9 @@ public enum ReportBuilder {
         case .writeDiscarded(let id):
             kind = .world
             summary = "write \(id) discarded: the process died first"
+        case .effectAbandoned(let id):
+            kind = .world
+            summary = "\(id) abandoned by the client"
         }
         return TraceLine(number: event.number, step: event.step + 1, instance: event.instance, time: event.time,
                          kind: kind, type: type, summary: vault.redact(summary), text: renderer.line(event))

@@ -239,6 +239,33 @@ public struct CaseReport: Sendable, Equatable, Codable {
 
     /// The ID as written in the spec: a trigger variant's (`base[expiry]`) without its trigger.
     public var baseID: String { id.firstIndex(of: "[").map { String(id[..<$0]) } ?? id }
+    /// Where the adapter let real time pass in silence while the world waited (a real sleep, a socket timeout):
+    /// a diagnostic measured on the machine's clock, which decides no verdict. Absent when there was none.
+    public var realTimeWaits: [RealTimeWaitReport]? = nil
+}
+
+/// The adapter sent nothing for `seconds` of real time after trace event `afterEvent`, while the world's virtual
+/// clock stood still (`RealTimeWait`).
+public struct RealTimeWaitReport: Sendable, Equatable, Codable {
+    /// 1-based case step.
+    public var step: Int
+    public var afterEvent: Int
+    public var seconds: Double
+
+    public init(step: Int, afterEvent: Int, seconds: Double) {
+        self.step = step
+        self.afterEvent = afterEvent
+        self.seconds = seconds
+    }
+
+    /// What to do about it, in every report format.
+    public static let advice = "a real sleep or a library's socket timeout the world cannot see: route the wait through "
+        + "the `sleep` effect (the virtual clock), and map a library timeout to `abandon` "
+        + "(docs/porting-guide.md, Real-time waits)"
+
+    public var sentence: String {
+        "step \(step): the adapter sent nothing for \(seconds) s of real time after #\(afterEvent)"
+    }
 }
 
 public struct FindingReport: Sendable, Equatable, Codable {

@@ -100,6 +100,8 @@ public enum MarkdownReportWriter {
             out.append("")
         }
 
+        out += realTimeWaits(report)
+
         out.append("<details><summary>All requirements (\(report.requirements.count))</summary>")
         out.append("")
         out.append("| status | level | requirement | cases |")
@@ -130,6 +132,13 @@ public enum MarkdownReportWriter {
         out.append("")
         out.append("</details>")
         return out.joined(separator: "\n") + "\n"
+    }
+
+    private static func realTimeWaits(_ report: ComplianceReport) -> [String] {
+        let cases = RealTimeWaitText.caseLines(report)
+        guard !cases.isEmpty else { return [] }
+        return ["### ⏱️ \(RealTimeWaitText.heading)", "", cell(RealTimeWaitText.explanation), ""]
+            + cases.map { "- " + ($0.caseID.map { "`\(code($0))`: " } ?? "") + cell($0.text) } + [""]
     }
 
     private static func failureBlock(_ requirement: RequirementReport, report: ComplianceReport) -> [String] {

@@ -47,6 +47,7 @@ public enum TextSummaryWriter {
         }
         lines += failures(report, verbose: verbose)
         lines += erroredCases(report)
+        lines += realTimeWaits(report)
         let inconclusive = report.cases.filter { $0.status == .inconclusive }
         if !inconclusive.isEmpty {
             lines.append("")
@@ -131,6 +132,14 @@ public enum TextSummaryWriter {
             lines.append("  reproduce: \(testCase.reproduce)")
         }
         return lines
+    }
+
+    /// Cases in which the adapter let real time pass in silence, and what to do about it.
+    static func realTimeWaits(_ report: ComplianceReport) -> [String] {
+        let cases = RealTimeWaitText.caseLines(report)
+        guard !cases.isEmpty else { return [] }
+        return [""] + cases.map { "REAL TIME " + ($0.caseID.map { "case \($0): " } ?? "") + $0.text }
+            + ["  (\(RealTimeWaitText.explanation))"]
     }
 
     static func verdictWord(_ verdict: ProfileVerdict.Verdict) -> String {

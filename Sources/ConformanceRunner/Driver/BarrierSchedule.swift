@@ -41,6 +41,9 @@ final class BarrierSchedule {
         return now
     }
 
+    /// The client abandoned an effect held over: it is not answered next round.
+    func drop(effectID id: String) { carried.removeAll { $0.effectID == id } }
+
     /// The process died: what it asked for is gone with it.
     func dropCarried() { carried = [] }
 }

@@ -33,6 +33,9 @@ final class ClientDriver {
     /// HTTP effects the case holds back, in arrival order.
     private var held: [(id: String, request: HTTPRequestMessage)] = []
     private var sleeps: [(id: String, deadline: Double)] = []
+    /// The effects the running process sent, by id, with their type; and those answered or abandoned since.
+    private var effectTypes: [String: String] = [:]
+    private var closedEffects: Set<String> = []
     private(set) var pendingCommands: [String: AppCommand] = [:]
     /// Everything the client logged to stderr, across instances.
     private(set) var capturedLog = ""
@@ -192,6 +195,8 @@ final class ClientDriver {
         record(.processKilled(instance: instance, reason: reason))
         held = []
         sleeps = []
+        effectTypes = [:]
+        closedEffects = []
         schedule?.dropCarried()
         // A kill point still armed can no longer land on this process: it is due (see `endStep`).
         armedKill?.due = true
@@ -287,8 +292,9 @@ final class ClientDriver {
             let barrier = "b\(barrierCounter)"
             try send(.barrier(id: barrier, httpAnswered: loopback?.answered))
             var effects: [AdapterMessage] = []
+            var abandons: [String] = []
             while true {
-                let message = try receive()
+                let message = try receiveTimed()
                 if case .barrier(let id, let httpStarted) = message {
                     guard id == barrier else { throw wrongBarrier(id, expected: barrier) }
                     effects += try loopbackRequests(started: httpStarted)
@@ -297,10 +303,15 @@ final class ClientDriver {
                 if message.effectID != nil {
                     try loopback?.admit(message)
                     effects.append(message)
+                } else if case .abandon(let id, _) = message {
+                    abandons.append(id)
                 } else {
                     try handleEvent(message)
                 }
             }
+            // After the barrier answer: in loopback mode an abandon may name a request that reached the socket
+            // in this round.
+            for id in abandons { try abandon(id, batch: &effects) }
             var progressed = false
             var ordered = effects.map { (key: Self.canonicalKey($0), effect: $0) }.sorted { $0.key < $1.key }.map(\.effect)
             if let schedule { ordered = schedule.plan(ordered) }
@@ -310,6 +321,32 @@ final class ClientDriver {
             }
             if !progressed && schedule?.hasCarried != true { return }
         }
+    }
+
+    /// The client gave up on an effect: the world stops holding it and never answers it. One answered or abandoned
+    /// already is ignored (the reply and the abandon may cross on the wire); an id the process never sent, or a
+    /// storage change (it took effect when it arrived), is a protocol error.
+    private func abandon(_ named: String, batch: inout [AdapterMessage]) throws(AdapterFailure) {
+        let id = loopback?.exchangeID(tagged: named) ?? named
+        guard let type = effectTypes[id] else {
+            throw AdapterFailure(.protocolViolation, "the adapter abandoned '\(named)', which it never sent as an effect"
+                                 + (loopback == nil ? "" : " nor as a request tagged X-Conformance-Request"), stderrTail: tail())
+        }
+        guard type == "http" || type == "sleep" else {
+            throw AdapterFailure(.protocolViolation, "the adapter abandoned '\(id)', a '\(type)' effect: only 'http' and 'sleep' effects can be abandoned",
+                                 stderrTail: tail())
+        }
+        guard !closedEffects.contains(id) else {
+            note("abandon of \(id) ignored: it was answered or abandoned already")
+            return
+        }
+        closedEffects.insert(id)
+        batch.removeAll { $0.effectID == id }
+        held.removeAll { $0.id == id }
+        sleeps.removeAll { $0.id == id }
+        schedule?.drop(effectID: id)
+        loopback?.abandon(id)
+        record(.effectAbandoned(effectID: id))
     }
 
     /// Orders a batch of concurrent effects independently of the ids an adapter chose.
@@ -469,7 +506,29 @@ final class ClientDriver {
     }
 
     private func record(_ kind: TraceEvent.Kind) {
+        switch kind {
+        case .received(let message):
+            if let id = message.effectID, let type = message.json["type"]?.string { effectTypes[id] = type }
+        case .sent(.reply(let id, _)):
+            closedEffects.insert(id)
+        default:
+            break
+        }
         trace.append(kind, step: step, instance: instance, time: world.deviceClock.monotonic)
+    }
+
+    /// `receive`, noting a silence of the adapter longer than `RealTimeWait.threshold` of real time (a client that
+    /// sleeps or waits on a socket in real time): measured on the machine's clock for the report, never decided on.
+    private func receiveTimed() throws(AdapterFailure) -> AdapterMessage {
+        let waitedAfter = trace.events.count
+        let started = ContinuousClock.now
+        let message = try receive()
+        let waited = ContinuousClock.now - started
+        let seconds = Double(waited.components.seconds) + Double(waited.components.attoseconds) / 1e18
+        if seconds >= RealTimeWait.threshold {
+            trace.noteRealTimeWait(RealTimeWait(seconds: seconds, afterEvent: waitedAfter, step: step, instance: instance))
+        }
+        return message
     }
 
     func tail() -> String {

@@ -19,18 +19,22 @@ import LoopbackHTTP
 final class LoopbackBridge {
     /// The request header that names the command a request serves.
     static let causeHeader = "x-conformance-cause"
+    /// The request header by which an adapter names a request it may abandon (`abandon` with that id).
+    static let tagHeader = "x-conformance-request"
     /// Ids of loopback exchanges in the trace; adapters must not use the prefix for their own effects.
     static let idPrefix = "loopback-"
     /// Headers about the connection or the framing, not the request: left out of the trace.
     private static let transportHeaders: Set<String> = [
         "host", "connection", "keep-alive", "content-length", "transfer-encoding", "te", "trailer", "upgrade",
-        "proxy-connection", causeHeader,
+        "proxy-connection", causeHeader, tagHeader,
     ]
 
     private let server: LoopbackHTTPServer
     private let timeout: Duration
     /// Trace ids of the requests not answered yet, to the server's exchange numbers.
     private var exchanges: [String: Int] = [:]
+    /// The `X-Conformance-Request` tag of each request that had one, to its trace id.
+    private var tags: [String: String] = [:]
     private var counter = 0
 
     /// Serves at `port`, or at an ephemeral port when it is 0.
@@ -73,18 +77,25 @@ final class LoopbackBridge {
             throw AdapterFailure(.protocolViolation, "the loopback server received \(received) HTTP requests; the adapter reported only \(started) started")
         }
         let batch = server.takeRequests()
-            .map { (exchange: $0.exchange, cause: Self.cause(of: $0), request: Self.message(for: $0)) }
+            .map { (exchange: $0.exchange, cause: Self.cause(of: $0), tag: $0.header(Self.tagHeader), request: Self.message(for: $0)) }
             .map { (key: AdapterMessage.http(id: "", cause: $0.cause, $0.request).json.jsonText, item: $0) }
             .sorted { $0.key < $1.key }
         return batch.map { entry in
             counter += 1
             let id = "\(Self.idPrefix)\(counter)"
             exchanges[id] = entry.item.exchange
+            if let tag = entry.item.tag, !tag.isEmpty { tags[tag] = id }
             return .http(id: id, cause: entry.item.cause, entry.item.request)
         }
     }
 
     func owns(_ id: String) -> Bool { exchanges[id] != nil }
+
+    /// The trace id of the request the client tagged `tag` (`X-Conformance-Request`), if one arrived.
+    func exchangeID(tagged tag: String) -> String? { tags[tag] }
+
+    /// The client gave up on a request: it is never answered, and not counted in `httpAnswered`.
+    func abandon(_ id: String) { exchanges[id] = nil }
 
     /// Sends the answer the world chose: the response, or for a failure a reset connection.
     func answer(_ id: String, _ outcome: HTTPOutcome) {

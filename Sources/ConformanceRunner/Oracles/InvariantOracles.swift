@@ -102,9 +102,9 @@ struct RetriesWaitForTheRefresh: Oracle {
     }
 
     /// When a refresh stopped being in flight: its reply, the death of its process, or the client's giving up on
-    /// it (`refresh-deferred` before any reply: its own deadline passed, as a timeout).
+    /// it (its `abandon`, or `refresh-deferred` before any reply: its own deadline passed, as a timeout).
     private func settled(_ refresh: TraceIndex.Exchange, _ index: TraceIndex) -> Int {
-        let reply = refresh.replyEvent ?? .max
+        let reply = refresh.endedEvent ?? .max
         let killed = index.kills.first { $0.instance == refresh.instance && $0.event > refresh.event }?.event ?? .max
         let gaveUp = index.transitions.first {
             $0.instance == refresh.instance && $0.event > refresh.event && $0.message.transition == "refresh-deferred"

@@ -42,7 +42,7 @@ struct NoCommandBlockedByAnUnansweredRefresh: Oracle {
             // A command whose own request (other than a refresh) the world still holds waits on that request, which
             // no requirement bounds; it is not blocked by the refresh.
             let heldOwn = Set(index.exchanges.filter {
-                $0.instance == refresh.instance && !$0.isRefresh && $0.event <= end && ($0.replyEvent ?? .max) > end
+                $0.instance == refresh.instance && !$0.isRefresh && $0.event <= end && ($0.endedEvent ?? .max) > end
             }.compactMap(\.cause))
             guard let blocked = index.commands.first(where: {
                 $0.instance == refresh.instance && $0.event < passed.number && !answered.contains($0.value.id)

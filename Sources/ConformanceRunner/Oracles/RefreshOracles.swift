@@ -2,7 +2,8 @@ import ConformanceProtocol
 
 /// At most one refresh in flight per session (token family): a refresh sent while another of the same
 /// session is unanswered means two callers refreshed on their own. A refresh of an ended session that
-/// is still on the wire does not count against the new session.
+/// is still on the wire does not count against the new session, nor does one the client abandoned (its own
+/// timeout): from its `abandon` on, the world never answers it.
 struct SingleRefreshInFlight: Oracle {
     let id = "single-refresh-in-flight"
     let invariants: [String] = ["refreshing-single-flight"]
@@ -23,7 +24,7 @@ struct SingleRefreshInFlight: Oracle {
                     "a second refresh was sent while refresh #\(earlier.refresh.event) of the same session was still in flight",
                     [earlier.refresh.event, refresh.event]))
             }
-            let settled = refresh.replyEvent ?? context.index.kills.first {
+            let settled = refresh.endedEvent ?? context.index.kills.first {
                 $0.instance == refresh.instance && $0.event > refresh.event
             }?.event ?? .max
             if settled > longest[session]?.settled ?? .min { longest[session] = (refresh, settled) }

@@ -132,14 +132,15 @@ struct EveryCommandAnsweredOnce: Oracle {
         return sealed
     }
 
-    /// Instances in which an HTTP exchange or a sleep was still unanswered when the trace (or the process) ended.
+    /// Instances in which an HTTP exchange or a sleep was still unanswered, and not abandoned by the client, when the
+    /// trace (or the process) ended.
     static func instancesLeftWaiting(_ context: OracleContext) -> Set<Int> {
         var asked: [String: Int] = [:]
         for event in context.trace.events {
             switch event.kind {
             case .received(.http(let id, _, _)), .received(.sleep(let id, _)):
                 asked["\(event.instance)/\(id)"] = event.instance
-            case .sent(.reply(let id, _)):
+            case .sent(.reply(let id, _)), .effectAbandoned(let id):
                 asked["\(event.instance)/\(id)"] = nil
             default:
                 break
@@ -250,7 +251,8 @@ struct EndedAccountLeavesNoPreferences: Oracle {
     }
 }
 
-/// Backoff: after a refresh failed for a retryable reason (timeout, 5xx, offline, lost), the same refresh token
+/// Backoff: after a refresh failed for a retryable reason (timeout, 5xx, offline, lost, or the client's own timeout:
+/// it abandoned the refresh), the same refresh token
 /// is not sent again at the same virtual time unless something happened meanwhile (a command, a signal such as
 /// online or foreground), during an outage at most `attemptsPerMinute` attempts of it fall in any minute, and the
 /// waits between its first attempts grow.
@@ -273,7 +275,7 @@ struct RetryableRefreshBacksOff: Oracle {
         for key in attempts.keys.sorted() {
             let sends = attempts[key]!
             for (failed, next) in zip(sends, sends.dropFirst()) {
-                guard Self.retryable(failed), let replied = failed.replyEvent, replied < next.event,
+                guard Self.retryable(failed), let replied = failed.endedEvent, replied < next.event,
                       time(next.event) <= time(replied),
                       !index.commandSent(in: next.instance, between: replied, and: next.event)
                 else { continue }
@@ -298,7 +300,7 @@ struct RetryableRefreshBacksOff: Oracle {
                 break
             }
             if let flat = flatStart(sends, index, time) {
-                let gaps = zip(flat, flat.dropFirst()).map { time($1.event) - time($0.event) }
+                let gaps = Self.waits(flat, time)
                 findings.append(context.finding(
                     requirements, id,
                     "the waits between the first \(flat.count) attempts of one refresh in an outage did not grow (\(gaps.map { "\(Self.seconds($0)) s" }.joined(separator: ", "))): a backoff lengthens them",
@@ -321,10 +323,16 @@ struct RetryableRefreshBacksOff: Oracle {
             }
             run.append(send)
             guard run.count == Self.growthAttempts else { continue }
-            let gaps = zip(run, run.dropFirst()).map { time($1.event) - time($0.event) }
+            let gaps = Self.waits(run, time)
             if gaps.suffix(2).max()! < Self.growthFactor * gaps.prefix(2).min()! { return run }
         }
         return nil
+    }
+
+    /// The wait before each attempt after the first: from the end of the one before (its reply, or the client's
+    /// abandon on its own deadline) to the next send.
+    private static func waits(_ attempts: [TraceIndex.Exchange], _ time: (Int) -> Double) -> [Double] {
+        zip(attempts, attempts.dropFirst()).map { time($1.event) - time($0.endedEvent ?? $0.event) }
     }
 
     /// Five attempts: four waits, the first two compared with the last two.
@@ -337,6 +345,7 @@ struct RetryableRefreshBacksOff: Oracle {
 
     static func retryable(_ exchange: TraceIndex.Exchange) -> Bool {
         if case .failure? = exchange.reply { return true }
+        if exchange.abandonEvent != nil { return true }
         return (exchange.status ?? 0) >= 500
     }
 }

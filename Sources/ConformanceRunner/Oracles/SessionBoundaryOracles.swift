@@ -123,7 +123,7 @@ struct SessionEndEndsPendingRequests: Oracle {
                 guard result.map({ $0.event > start }) ?? true else { continue }
                 judged.insert(command.value.id)
                 let exchanges = index.exchanges.filter { $0.instance == end.instance && $0.cause == command.value.id }
-                let onTheWire = exchanges.contains { $0.event < start && ($0.replyEvent ?? .max) > start }
+                let onTheWire = exchanges.contains { $0.event < start && ($0.endedEvent ?? .max) > start }
                 // The first reply the world delivered after the end began to a request this command had on the wire.
                 let lateReply = exchanges.filter { $0.event < end.event }.compactMap(\.replyEvent).filter { $0 > start }.min()
                 let servedBefore = exchanges.contains {

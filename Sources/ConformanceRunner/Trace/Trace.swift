@@ -12,6 +12,10 @@ public struct TraceEvent: Sendable {
         case world(String)
         /// A storage change (secure storage or preferences) that never took effect: the process died before it landed.
         case writeDiscarded(effectID: String)
+        /// The runner took up the client's `abandon` of an effect it had not answered: it is no longer held, never
+        /// answered, and no longer in flight for the oracles. In loopback mode `effectID` is the request's
+        /// `loopback-N` id. An abandon the runner ignored (of an effect already answered) has none.
+        case effectAbandoned(effectID: String)
     }
 
     public let number: Int
@@ -37,11 +41,40 @@ public struct Trace: Sendable {
         events.append(TraceEvent(number: events.count + 1, step: step, instance: instance, time: time, kind: kind))
     }
 
+    /// Real time the runner spent waiting on a silent adapter (see ``RealTimeWait``): beside the events, never
+    /// one of them, so no event number, oracle or verdict depends on the machine's speed.
+    public private(set) var realTimeWaits: [RealTimeWait] = []
+
+    mutating func noteRealTimeWait(_ wait: RealTimeWait) { realTimeWaits.append(wait) }
+
     /// Events received from the client, with their numbers.
     public var received: [(event: TraceEvent, message: AdapterMessage)] {
         events.compactMap { event in
             if case .received(let message) = event.kind { return (event, message) }
             return nil
         }
+    }
+}
+
+/// The adapter sent nothing for `seconds` of real time while the runner waited for it after event `afterEvent`
+/// (a barrier, a reply, a command): a client that sleeps or waits on a socket timeout in real time, while its
+/// virtual clock stands still. A diagnostic for the report: measured on the machine's clock, it decides nothing.
+public struct RealTimeWait: Sendable, Hashable {
+    /// The silence, in seconds of real time, rounded to tenths.
+    public let seconds: Double
+    /// The last trace event before the silence (what the adapter was expected to answer).
+    public let afterEvent: Int
+    /// The case step (0-based) and the client process instance.
+    public let step: Int
+    public let instance: Int
+
+    /// Silences shorter than this are a busy or slow machine, not a wait of the client's.
+    public static let threshold = 1.0
+
+    public init(seconds: Double, afterEvent: Int, step: Int, instance: Int) {
+        self.seconds = (seconds * 10).rounded() / 10
+        self.afterEvent = afterEvent
+        self.step = step
+        self.instance = instance
     }
 }

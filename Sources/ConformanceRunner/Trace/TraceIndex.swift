@@ -14,6 +14,11 @@ struct TraceIndex {
         let request: HTTPRequestMessage
         var replyEvent: Int?
         var reply: ReplyBody?
+        /// The client abandoned it before any reply (`abandon`): the world never answers it.
+        var abandonEvent: Int?
+
+        /// When it stopped being in flight, short of the process dying: its reply, or the client's abandon.
+        var endedEvent: Int? { replyEvent ?? abandonEvent }
 
         var status: Int? {
             if case .response(let response)? = reply { return response.status }
@@ -148,6 +153,10 @@ struct TraceIndex {
                 }
             case .writeDiscarded(let id):
                 if let index = changeIndex["\(event.instance)/\(id)"] { storageChanges[index].outcome = .discarded }
+            case .effectAbandoned(let id):
+                if let index = exchangeIndex["\(event.instance)/\(id)"], exchanges[index].replyEvent == nil {
+                    exchanges[index].abandonEvent = event.number
+                }
             default:
                 break
             }

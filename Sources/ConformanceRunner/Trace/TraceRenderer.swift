@@ -17,12 +17,23 @@ public struct TraceRenderer: Sendable {
         case .received(let message): body = "< " + message.line
         case .world(let text): body = "   world: " + text
         case .writeDiscarded(let id): body = "   world: storage change \(id) discarded: the process died first"
+        case .effectAbandoned(let id): body = "   world: effect \(id) abandoned by the client: the world will not answer it"
         }
         return vault.redact("#\(event.number) " + body)
     }
 
-    public func render(_ trace: Trace) -> String {
-        trace.events.map(line).joined(separator: "\n")
+    /// Every event; with `realTimeNotes`, also an unnumbered note after each event the adapter left unanswered for a
+    /// while in real time. Without them the text depends on nothing but the events, so two runs compare equal.
+    public func render(_ trace: Trace, realTimeNotes: Bool = false) -> String {
+        let waits = realTimeNotes ? Dictionary(grouping: trace.realTimeWaits, by: \.afterEvent) : [:]
+        return trace.events.flatMap { event in
+            [line(event)] + (waits[event.number] ?? []).map { "   (real time: " + Self.describe($0) + ")" }
+        }.joined(separator: "\n")
+    }
+
+    /// A real-time wait in words, for traces and reports.
+    public static func describe(_ wait: RealTimeWait) -> String {
+        "the adapter sent nothing for \(wait.seconds) s of real time after #\(wait.afterEvent) while the world's clock stood still"
     }
 
     /// The events around the evidence, for a failure report.

@@ -119,7 +119,7 @@ enum ExploreCommand: Command {
         let outcome = explorer.play(run.acceptanceCase(steps: steps), seed: run.seed)
         var text = "run \(run.run) of seed \(run.seed) (case \(run.caseID)): \(outcome.status.rawValue)\n\nprogram:\n"
         text += steps.map { "  " + $0.flowLine }.joined(separator: "\n") + "\n\ntrace:\n"
-        text += TraceRenderer(vault: outcome.vault).render(outcome.trace) + "\n"
+        text += TraceRenderer(vault: outcome.vault).render(outcome.trace, realTimeNotes: true) + "\n"
         if let reason = outcome.reason { text += "\nreason: \(reason)\n" }
         if !outcome.findings.isEmpty {
             text += "\nfindings:\n"

@@ -84,6 +84,8 @@ final class FakeSessionClient: InProcessClient {
         case helloAgain(onResource: String)
         /// Answers a command id the runner never sent.
         case resultForUnknownCommand(onResource: String)
+        /// Abandons the effect with this id (which may be unknown, answered, or a storage change).
+        case abandon(effect: String, onResource: String)
     }
 
     /// How a correct client may report its transitions other than by the machine's own IDs.
@@ -107,6 +109,12 @@ final class FakeSessionClient: InProcessClient {
         /// A proactive client: this many seconds after a pair arrived, a timer of its own (a `sleep`) starts the
         /// refresh. Nil: it refreshes only on a 401.
         var refreshTimer: Double?
+        /// A deadline on each refresh (a `sleep` raced against it): when it passes first the refresh is deferred as a
+        /// timeout, its waiters fail, and the next 401 starts a new refresh.
+        var refreshDeadline: Double?
+        /// Whether the client tells the runner it gave up on the timed-out refresh (`abandon`), and on the deadline's
+        /// sleep once the refresh was answered first; without it both stay outstanding.
+        var abandonsWhatItGivesUpOn = true
         let memory = Memory()
     }
 
@@ -178,6 +186,8 @@ final class FakeSessionClient: InProcessClient {
         case profile(command: String, Session)
         case resource(AppRequest)
         case refresh(generation: Int, account: String)
+        /// The deadline of the refresh effect `refresh`.
+        case refreshDeadline(refresh: String)
         case store(Session, remaining: [Write], then: AfterStore)
         case signOutDelete(command: String)
         case switchDelete(command: String, email: String, password: String)
@@ -209,6 +219,8 @@ final class FakeSessionClient: InProcessClient {
     /// The access token of the session that ended, kept by `usesTokenAfterSignOut`.
     private var lingeringAccess: String?
     private var refreshInFlight = false
+    /// The deadline sleep of each refresh in flight, by the refresh's effect id.
+    private var deadlines: [String: String] = [:]
     /// Requests that got a 401 and wait for the refresh in flight.
     private var waiters: [AppRequest] = []
     /// A launch whose storage read was refused because the device is locked.
@@ -238,7 +250,7 @@ final class FakeSessionClient: InProcessClient {
         case .command(let command):
             perform(command)
         case .reply(let id, let body):
-            if let waiting = pending.removeValue(forKey: id) { resume(waiting, with: body) }
+            if let waiting = pending.removeValue(forKey: id) { resume(waiting, with: body, id: id) }
         case .barrier(let id, _):
             if !silenced { emit(.barrier(id: id)) }
         }
@@ -336,6 +348,8 @@ final class FakeSessionClient: InProcessClient {
             emit(contentsOf: start())
         case .resultForUnknownCommand(let trigger) where trigger == resource:
             finish("c999")
+        case .abandon(let effect, let trigger) where trigger == resource:
+            emit(.abandon(id: effect, reason: "cancelled"))
         default:
             break
         }
@@ -407,7 +421,7 @@ final class FakeSessionClient: InProcessClient {
 
     // MARK: Replies
 
-    private func resume(_ waiting: Pending, with reply: ReplyBody) {
+    private func resume(_ waiting: Pending, with reply: ReplyBody, id: String) {
         switch waiting {
         case .restoreRead, .restoreValidate, .restoreRefresh:
             // The user signed out while restoring: what the restore asked for no longer matters.
@@ -477,7 +491,17 @@ final class FakeSessionClient: InProcessClient {
         case .resource(let request):
             resourceReply(request, reply)
         case .refresh(let refreshGeneration, let account):
+            if let deadline = deadlines.removeValue(forKey: id), configuration.abandonsWhatItGivesUpOn, pending[deadline] != nil {
+                pending[deadline] = nil
+                emit(.abandon(id: deadline, reason: "answered"))
+            }
             refreshReply(generation: refreshGeneration, account: account, reply)
+        case .refreshDeadline(let refresh):
+            // The refresh was not answered in time: give up on it, as a timeout (retryable).
+            guard pending.removeValue(forKey: refresh) != nil else { return }
+            deadlines[refresh] = nil
+            if configuration.abandonsWhatItGivesUpOn { emit(.abandon(id: refresh, reason: "timeout")) }
+            refreshDeferred(reason: "timeout", error: "timeout")
         case .store(let fresh, let remaining, let next):
             persistNext(fresh, remaining, then: next)
         case .signOutDelete(let command):
@@ -589,8 +613,11 @@ final class FakeSessionClient: InProcessClient {
         }
         refreshInFlight = true
         let presented = defects.contains(.resendsRotatedRefreshToken) ? (firstRefresh ?? session.refresh) : session.refresh
-        effect(.refresh(generation: generation, account: session.account)) {
+        let refresh = effect(.refresh(generation: generation, account: session.account)) {
             self.refreshCall(id: $0, presenting: presented, bearer: session.access)
+        }
+        if let seconds = configuration.refreshDeadline {
+            deadlines[refresh] = effect(.refreshDeadline(refresh: refresh)) { .sleep(id: $0, seconds: seconds) }
         }
     }
 
@@ -756,11 +783,13 @@ final class FakeSessionClient: InProcessClient {
     private func emit(_ message: AdapterMessage) { outbox.append(message) }
     private func emit(contentsOf messages: [AdapterMessage]) { outbox.append(contentsOf: messages) }
 
-    private func effect(_ waiting: Pending, _ make: (String) -> AdapterMessage) {
+    @discardableResult
+    private func effect(_ waiting: Pending, _ make: (String) -> AdapterMessage) -> String {
         effectCounter += 1
         let id = "e\(effectCounter)"
         pending[id] = waiting
         emit(make(id))
+        return id
     }
 
     private func move(_ transition: String, to target: String, account: String?, reason: String) {

@@ -24,6 +24,7 @@ public enum HTMLReportWriter {
         html += stateMachine(report)
         html += requirements(report)
         html += failures(report)
+        html += realTimeWaits(report)
         html += expected(report)
         html += cases(report)
         html += run(report)
@@ -196,6 +197,15 @@ public enum HTMLReportWriter {
         }
         lines.append("</section>")
         return lines
+    }
+
+    private static func realTimeWaits(_ report: ComplianceReport) -> [String] {
+        let cases = RealTimeWaitText.caseLines(report)
+        guard !cases.isEmpty else { return [] }
+        return ["<section id=\"real-time\">", "<h2>\(escape(RealTimeWaitText.heading))</h2>",
+                "<p class=\"small\">\(escape(RealTimeWaitText.explanation))</p>", "<ul>"]
+            + cases.map { "<li>" + ($0.caseID.map { "<code>\(escape($0))</code>: " } ?? "") + escape($0.text) + "</li>" }
+            + ["</ul>", "</section>"]
     }
 
     private static func expected(_ report: ComplianceReport) -> [String] {
