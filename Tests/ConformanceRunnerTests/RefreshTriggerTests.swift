@@ -68,6 +68,27 @@ struct RefreshTriggerTests {
         #expect(Harness.verdict("PROCESS-DEATH-SAFE", in: result)?.status == .untested)
     }
 
+    @Test("a variant that runs to its end with no refresh from its trigger is skipped too, charging nothing")
+    func undeclaredTriggerFoundOutAtTheEnd() throws {
+        let result = try Harness.run(Harness.caseFile("""
+          - id: refused-and-retried
+            title: A 401 refreshes and retries
+            requirements: [REFRESH-RETRY-ONCE]
+            triggers: [unauthorized]
+            steps:
+              - launch: {}
+              - signIn: { account: alice }
+              - refreshDue: {}
+              - request: { resource: inbox }
+              - expect: { for: [REFRESH-RETRY-ONCE], results: { ok: 1 } }
+
+        """), .init(defects: [.ignores401]))
+        #expect(result.outcomes.map(\.status) == [.skipped])
+        #expect(result.outcomes[0].findings.isEmpty)
+        #expect(result.outcomes[0].reason?.hasSuffix("not one of its refresh triggers; the case ran to its end") == true)
+        #expect(Harness.verdict("REFRESH-RETRY-ONCE", in: result)?.status == .untested)
+    }
+
     @Test("a trigger the adapter declares it does not use is skipped before the variant is played")
     func declaredTriggersSkipTheOthers() throws {
         let result = try Harness.run(Self.killedDuringRefresh, .init(refreshTriggers: ["unauthorized"]))

@@ -53,7 +53,7 @@ struct SelectionTests {
         "request-sent-while-a-refresh-is-in-flight-waits-for-it[unauthorized]", "request-sent-while-a-refresh-is-in-flight-waits-for-it[expiry]",
         "time-passing-during-an-unanswered-refresh-starts-no-second-one[expiry]",
         "time-passing-during-an-unanswered-refresh-starts-no-second-one[unauthorized]",
-        "background-refresh-overlapping-a-foreground-401-shares-one-refresh", "requests-finding-the-token-expired-by-the-clock-share-one-refresh",
+        "background-refresh-overlapping-a-foreground-401-shares-one-refresh", "requests-finding-the-token-expired-by-the-clock-share-one-refresh[expiry]",
         "five-concurrent-401s-share-one-refresh[unauthorized]", "five-concurrent-401s-share-one-refresh[expiry]",
         "thousand-concurrent-401s-share-one-refresh[unauthorized]", "thousand-concurrent-401s-share-one-refresh[expiry]",
     ]
