@@ -34,7 +34,8 @@ struct CaseExecutor {
         // requirements they verified count as covered by this case.
         func stop(_ reason: String) -> CaseOutcome {
             driver.finish()
-            if findings.isEmpty, let skip = undiscoveredTrigger(driver.trace, profile: driver.world.profile) {
+            let index = TraceIndex(driver.trace, profile: driver.world.profile)
+            if findings.isEmpty, let skip = undiscoveredTrigger(index) {
                 return outcome(.skipped, driver: driver, findings: [], seed: caseSeed, reason: skip + "; " + reason)
             }
             var stopped = outcome(findings.isEmpty ? .inconclusive : .fail, driver: driver, findings: findings, seed: caseSeed,
@@ -42,7 +43,7 @@ struct CaseExecutor {
             if findings.isEmpty {
                 stopped.wouldHaveChecked = remainingChecks(after: driver.step)
             } else {
-                stopped.reached = SituationDetectors.reached(TraceIndex(driver.trace, profile: driver.world.profile), trace: driver.trace)
+                stopped.reached = SituationDetectors.reached(index, trace: driver.trace)
             }
             return stopped
         }
@@ -80,7 +81,7 @@ struct CaseExecutor {
         // A variant that ran to the end without its trigger ever starting a refresh, for an adapter that did not
         // declare its triggers, showed a trigger the client does not use: skipped, as when it stops early, so an
         // expiry-only client is not charged for what a 401-only scenario expects of a 401 refresh.
-        if let skip = undiscoveredTrigger(driver.trace, profile: driver.world.profile) {
+        if let skip = undiscoveredTrigger(context.index) {
             return outcome(.skipped, driver: driver, findings: [], seed: caseSeed, reason: skip + "; the case ran to its end")
         }
         for oracle in Oracles.all { findings += oracle.check(context) }
@@ -172,11 +173,11 @@ struct CaseExecutor {
     /// For an adapter that did not declare its refresh triggers: a variant that stopped with no refresh sent
     /// since its first `refreshDue` found a trigger the client does not use. It is skipped, not inconclusive:
     /// the other variants test the behaviour, and a requirement whose evidence no variant reached stays untested.
-    private func undiscoveredTrigger(_ trace: Trace, profile: WorldProfile) -> String? {
+    private func undiscoveredTrigger(_ index: TraceIndex) -> String? {
         guard let trigger = acceptanceCase.trigger, refreshTriggers == nil,
-              let due = acceptanceCase.steps.firstIndex(where: { if case .refreshDue = $0.action { true } else { false } })
+              let due = acceptanceCase.steps.firstIndex(where: \.isRefreshDue)
         else { return nil }
-        let refreshed = TraceIndex(trace, profile: profile).exchanges.contains { $0.isRefresh && $0.step >= due }
+        let refreshed = index.exchanges.contains { $0.isRefresh && $0.step >= due }
         guard !refreshed else { return nil }
         return VerdictRule.triggerNotUsed + "the client did not refresh on \(trigger.describedAsCause) (refreshDue, step \(due + 1)): "
             + "not one of its refresh triggers"

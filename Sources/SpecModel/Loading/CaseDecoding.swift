@@ -38,7 +38,7 @@ extension SpecDecoder {
         for trigger in triggers where !seen.insert(trigger.value).inserted {
             error("trigger '\(trigger.value.rawValue)' is listed twice in \(what)", at: trigger.location)
         }
-        let due = steps.first { if case .refreshDue = $0.action { true } else { false } }
+        let due = steps.first(where: \.isRefreshDue)
         if let due, triggers.isEmpty {
             error("\(what) has a 'refreshDue' step but no 'triggers': list the triggers it is played under ("
                   + RefreshTrigger.allCases.map(\.rawValue).joined(separator: ", ") + ")", at: due.location)

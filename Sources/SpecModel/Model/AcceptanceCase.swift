@@ -85,6 +85,9 @@ public enum RefreshTrigger: String, Sendable, Hashable, CaseIterable {
 }
 
 extension CaseStep {
+    /// Whether this is a `refreshDue` step, the one a case's `triggers` stand for.
+    public var isRefreshDue: Bool { if case .refreshDue = action { true } else { false } }
+
     /// Whether the step is played in the variant of `trigger`: an `expect` or `require` with `under` only
     /// under the triggers it names.
     func applies(under trigger: RefreshTrigger) -> Bool {
