@@ -78,6 +78,12 @@ public final class ManualClock: SessionClock {
 
     /// Sleeps until `advance` passes the deadline; throws `CancellationError` when cancelled.
     public func sleep(for duration: Duration) async throws {
+        try await sleep(for: duration, whenPending: {})
+    }
+
+    /// Sleeps like `sleep(for:)`, calling `whenPending` once the sleep is registered (so an `advance` from then on
+    /// wakes it), before suspending.
+    func sleep(for duration: Duration, whenPending: () -> Void) async throws {
         let id = state.withLock { state -> Int in
             defer { state.nextID += 1 }
             return state.nextID
@@ -90,6 +96,7 @@ public final class ManualClock: SessionClock {
                     state.sleepers.append(Sleeper(id: id, deadline: state.now + duration, continuation: continuation))
                     return nil
                 }
+                whenPending()
                 if let outcome { continuation.resume(with: outcome) }
             }
         } onCancel: {
@@ -120,8 +127,8 @@ struct ProcessClock: SessionClock {
 
     func sleep(for duration: Duration) async throws {
         guard process.isAlive else { return await process.suspendForever() }
-        trace.append(.sleep(duration), process: process.id)
-        try await clock.sleep(for: duration)
+        // Traced once the clock holds the sleeper: a test that saw the sleep and advances the clock wakes it.
+        try await clock.sleep(for: duration) { trace.append(.sleep(duration), process: process.id) }
         guard process.isAlive else { return await process.suspendForever() }
     }
 }
