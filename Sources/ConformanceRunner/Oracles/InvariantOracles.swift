@@ -39,24 +39,36 @@ struct StaleUnauthorizedRetriedWithLatestToken: Oracle {
     func check(_ context: OracleContext) -> [Finding] {
         let index = context.index
         var findings: [Finding] = []
+        // Indexed once, so a case with thousands of 401s stays linear: the exchanges that delivered an access
+        // token (with when that token first reached secure storage), the refreshes, and each command's app requests.
+        let issuings = index.exchanges.compactMap { issuing -> (exchange: TraceIndex.Exchange, stored: Int)? in
+            guard let issued = issuing.issuedAccessToken,
+                  let stored = index.storageWrites.first(where: { $0.secure && $0.value.contains(issued) })?.event
+            else { return nil }
+            return (issuing, stored)
+        }
+        let refreshes = index.exchanges.filter(\.isRefresh)
+        var sends: [String: [TraceIndex.Exchange]] = [:]
+        for exchange in index.exchanges where !exchange.isAuthEndpoint {
+            if let cause = exchange.cause { sends["\(exchange.instance)/\(cause)", default: []].append(exchange) }
+        }
         for refused in index.exchanges where refused.status == 401 && !refused.isAuthEndpoint {
             guard let old = refused.request.bearerToken, let cause = refused.cause, let replied = refused.replyEvent,
                   let oldToken = context.world.vault.token(old) else { continue }
             // A newer access token of the same session, delivered and stored before the 401 arrived.
-            let newer = index.exchanges.first { issuing in
-                guard issuing.instance == refused.instance, (issuing.replyEvent ?? .max) < replied,
+            let newer = issuings.first { issuing, stored in
+                guard issuing.instance == refused.instance, (issuing.replyEvent ?? .max) < replied, stored < replied,
                       let issued = issuing.issuedAccessToken, issued != old,
-                      let token = context.world.vault.token(issued), token.family == oldToken.family,
-                      token.number > oldToken.number else { return false }
-                return index.storageWrites.contains { $0.secure && $0.event < replied && $0.value.contains(issued) }
+                      let token = context.world.vault.token(issued) else { return false }
+                return token.family == oldToken.family && token.number > oldToken.number
             }
             guard newer != nil else { continue }
             // `cause` is optional in the protocol: a refresh that names no command may be this request's own.
-            let ownRefresh = index.exchanges.first {
-                $0.isRefresh && $0.instance == refused.instance && ($0.cause == cause || $0.cause == nil) && $0.event > replied
+            let ownRefresh = refreshes.first {
+                $0.instance == refused.instance && ($0.cause == cause || $0.cause == nil) && $0.event > replied
             }
-            let retry = index.exchanges.first {
-                $0.instance == refused.instance && $0.cause == cause && !$0.isAuthEndpoint && $0.event > replied
+            let retry = sends["\(refused.instance)/\(cause)"].flatMap { sent in
+                TraceIndex.firstIndex(in: sent, after: replied).map { sent[$0] }
             }
             if let ownRefresh, retry.map({ ownRefresh.event < $0.event }) ?? true {
                 findings.append(context.finding(
@@ -87,8 +99,9 @@ struct RetriesWaitForTheRefresh: Oracle {
         let refreshes = index.exchanges.filter(\.isRefresh).map { ($0, settled($0, index)) }
         for refused in index.exchanges where refused.status == 401 && !refused.isAuthEndpoint {
             guard let cause = refused.cause, let replied = refused.replyEvent,
-                  let retry = sends["\(refused.instance)/\(cause)"]?.first(where: { $0.event > replied })
+                  let sent = sends["\(refused.instance)/\(cause)"], let next = TraceIndex.firstIndex(in: sent, after: replied)
             else { continue }
+            let retry = sent[next]
             let pending = refreshes.first { refresh, settled in
                 refresh.instance == refused.instance && refresh.event < retry.event && settled > retry.event
             }?.0

@@ -88,6 +88,17 @@ struct TraceIndex {
     }
 
     private(set) var exchanges: [Exchange] = []
+
+    /// The position of the first exchange of `exchanges` (in event order, as the index lists them) whose request
+    /// came after `event`: a binary search, for oracles that ask it once per request.
+    static func firstIndex(in exchanges: [Exchange], after event: Int) -> Int? {
+        var low = 0, high = exchanges.count
+        while low < high {
+            let middle = (low + high) / 2
+            if exchanges[middle].event > event { high = middle } else { low = middle + 1 }
+        }
+        return low < exchanges.count ? low : nil
+    }
     private(set) var transitions: [Transition] = []
     /// The storage changes that are `set`s and took effect or are still unanswered: not discarded by a kill,
     /// not refused with an error.

@@ -7,7 +7,8 @@ import SpecModel
 /// a wrong client reaches the same situations as a right one.
 enum SituationDetectors {
     static func reached(_ index: TraceIndex, trace: Trace) -> Set<Situation> {
-        Set(Situation.allCases.filter { detect($0, SituationFacts(index: index, trace: trace)) })
+        let facts = SituationFacts(index: index, trace: trace)
+        return Set(Situation.allCases.filter { detect($0, facts) })
     }
 
     private static func detect(_ situation: Situation, _ facts: SituationFacts) -> Bool {
@@ -122,6 +123,8 @@ private struct SituationFacts {
     let storageKills: [TraceIndex.Located<String>]
     /// Instances whose secure-storage read found something.
     let storedSessionLaunches: Set<Int>
+    /// The app requests, each with the event of its first result (`.max` while it had none).
+    let requests: [(command: TraceIndex.Located<AppCommand>, resultEvent: Int)]
 
     init(index: TraceIndex, trace: Trace) {
         self.index = index
@@ -141,6 +144,13 @@ private struct SituationFacts {
             if case .value(let stored?)? = read.value.reply, !stored.isEmpty { return read.instance }
             return nil
         })
+        var firstResult: [String: Int] = [:]
+        for result in index.results where firstResult["\(result.instance)/\(result.value.id)"] == nil {
+            firstResult["\(result.instance)/\(result.value.id)"] = result.event
+        }
+        requests = index.commands.filter { $0.value.kind == .request }.map { command in
+            (command, firstResult["\(command.instance)/\(command.value.id)"] ?? .max)
+        }
     }
 
     func time(of event: Int) -> Double { trace.events.indices.contains(event - 1) ? trace.events[event - 1].time : 0 }
@@ -150,10 +160,9 @@ private struct SituationFacts {
     /// App requests sent before the refresh was answered and not yet given their result when it was sent.
     func requestsWaiting(on refresh: TraceIndex.Exchange) -> Int {
         let answered = refresh.replyEvent ?? .max
-        return index.commands.filter { command in
-            command.value.kind == .request && command.instance == refresh.instance && command.event < answered
-                && (index.results.first { $0.value.id == command.value.id && $0.instance == command.instance }?.event ?? .max) > refresh.event
-        }.count
+        return requests.count { command, resultEvent in
+            command.instance == refresh.instance && command.event < answered && resultEvent > refresh.event
+        }
     }
 
     func lastRefreshReply(before kill: TraceIndex.Located<String>) -> Int? {

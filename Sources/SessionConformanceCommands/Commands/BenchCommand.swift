@@ -112,7 +112,8 @@ enum BenchCommand: Command {
         return (seconds, result.outcomes.count)
     }
 
-    private static func massUnauthorizedCase(count: Int) -> SpecLoadResult {
+    /// The built-in case of `count` simultaneous 401s that share one refresh.
+    static func massUnauthorizedCase(count: Int) -> SpecLoadResult {
         let yaml = """
             kind: cases
             version: 1
@@ -126,9 +127,9 @@ enum BenchCommand: Command {
                   - fault: { path: /resources/*, kind: expiredToken, times: \(count) }
                   - hold: { path: /auth/refresh }
                   - request: { resource: feed, count: \(count) }
-                  - expect: { held: 1 }
+                  - expect: { for: [REFRESH-SINGLE-FLIGHT], held: 1 }
                   - release: { path: /auth/refresh }
-                  - expect: { results: { ok: \(count) }, requests: [{ path: /auth/refresh, count: 0 }] }
+                  - expect: { for: [REFRESH-SINGLE-FLIGHT], results: { ok: \(count) }, requests: [{ path: /auth/refresh, count: 0 }] }
             """
         var result = SpecLoadResult()
         SpecLoader.load(bytes: Array(yaml.utf8), file: "bench-\(count).yaml", into: &result)
