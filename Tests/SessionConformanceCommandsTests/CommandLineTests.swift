@@ -34,6 +34,10 @@ enum Paths {
 }
 
 func run(_ arguments: String...) -> (code: ExitCode, console: BufferConsole) {
+    run(arguments)
+}
+
+func run(_ arguments: [String]) -> (code: ExitCode, console: BufferConsole) {
     let console = BufferConsole()
     let code = SessionConformance.main(arguments: arguments, console: console)
     return (code, console)

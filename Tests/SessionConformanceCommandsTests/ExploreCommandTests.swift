@@ -41,6 +41,31 @@ struct ExploreCommandTests {
         #expect(lintCode == .success, "\(lint.stdout)\(lint.stderr)")
     }
 
+    @Test("a shrunk case carries the world it was found under, and its printed command replays it there")
+    func shrunkCaseCarriesItsWorld() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("explore-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // A world file of the team's own, outside the spec: the spec's rfc6749 profile under another name.
+        let profile = try String(contentsOfFile: Paths.specs + "/worlds/rfc6749.yaml", encoding: .utf8)
+            .replacingOccurrences(of: "\nname: rfc6749\n", with: "\nname: field-world\n")
+        let worldFile = folder.appendingPathComponent("field-world.yaml")
+        try profile.write(to: worldFile, atomically: true, encoding: .utf8)
+        let shrinkDir = folder.appendingPathComponent("shrunk")
+        let (code, console) = run("explore", "--spec-root", Paths.specs, "--variant", "refresh-per-request", "--world", worldFile.path,
+                                  "--runs", "60", "--shrink-dir", shrinkDir.path)
+        #expect(code == .conformanceFailure, "\(console.stderr)")
+        let line = try #require(console.stdout.split(separator: "\n").first { $0.contains("run it:") }, "\(console.stdout)")
+        #expect(line.contains(" --world field-world "), "\(line)")
+        let worlds = try FileManager.default.contentsOfDirectory(atPath: shrinkDir.appendingPathComponent("worlds").path)
+        #expect(Set(worlds) == ["json-v1.yaml", "rfc6749.yaml", "field-world.yaml"])
+        let arguments = line.split(separator: " ").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "'")) }
+            .drop { $0 != "mutants" }
+        let (replayCode, replay) = run(Array(arguments))
+        #expect(replayCode == .success, "\(replay.stderr)")
+        #expect(replay.stdout.contains("score: 1 / 1 killed"), "\(replay.stdout)")
+    }
+
     @Test("the reports of explore shards merge into one with every distinct failure once")
     func shardsMerge() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("explore-\(UUID().uuidString)")

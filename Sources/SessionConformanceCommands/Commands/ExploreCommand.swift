@@ -64,7 +64,7 @@ enum ExploreCommand: Command {
         guard arguments.positionals.isEmpty else {
             throw UsageError("unexpected argument '\(arguments.positionals[0])'", hint: "explore takes options only")
         }
-        let settings = try Settings(arguments)
+        var settings = try Settings(arguments)
         let lint = SpecLinter.lint(paths: [settings.specRoot], specRoot: settings.specRoot, checkedInvariants: Oracles.checkedInvariants)
         guard lint.errorCount == 0, let machine = lint.bundle.stateMachine else {
             console.err(lint.rendered())
@@ -75,6 +75,7 @@ enum ExploreCommand: Command {
         do { world = try WorldArgument.option(arguments, bundle: lint.bundle, command: "explore", console: console) } catch {
             return .specOrUsageError
         }
+        settings.worldName = world?.name
         let launcher = try given ?? makeLauncher(arguments, timeout: settings.timeout)
         defer { launcher.stopIdle() }
         let explorer: Explorer
@@ -97,7 +98,7 @@ enum ExploreCommand: Command {
                                       progress: progress.ran)
         progress.finish(result)
         // A stopped exploration reports what it found at once, unshrunk.
-        let shrunk = settings.shrink && signals.exitCode == nil ? ExploreShrinking(explorer: explorer, settings: settings, specRoot: settings.specRoot)
+        let shrunk = settings.shrink && signals.exitCode == nil ? ExploreShrinking(explorer: explorer, settings: settings, bundle: lint.bundle)
             .shrinkAll(result, console: console) : []
         if !result.failures.isEmpty {
             console.out(ExploreSummary.render(result, shrunk: shrunk, settings: settings))

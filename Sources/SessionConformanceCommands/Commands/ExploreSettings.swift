@@ -12,8 +12,14 @@ extension ExploreCommand {
         var specRoot = DefaultSpecRoot.path
         var timeout = 10
         var reports: [ReportRequest] = []
-        /// `--adapter '...'` and `--timeout N` as given, or empty.
+        /// `--adapter '...'`, `--timeout N` and `--world X` as given, or empty.
         var adapterOptions = ""
+        /// `--adapter '...'` and `--timeout N` as given, or empty.
+        var clientOptions = ""
+        /// The name of the world profile the runs play, when `--world` chose one: the shrink folder carries it.
+        var worldName: String?
+        /// The file `--world` named, when it is a file rather than one of the spec's worlds.
+        var worldFile: String?
         var variant: String?
         /// `--spec-root '...'` when not the default, or empty.
         var specRootOption = ""
@@ -57,7 +63,12 @@ extension ExploreCommand {
                 adapterOptions += " --adapter " + ShellWord.quoted(adapter)
             }
             if arguments.value("timeout") != nil { adapterOptions += " --timeout \(timeout)" }
+            clientOptions = adapterOptions
             adapterOptions += WorldArgument.reproduceOption(arguments)
+            if let world = arguments.value("world") {
+                var isDirectory: ObjCBool = false
+                if FileManager.default.fileExists(atPath: world, isDirectory: &isDirectory), !isDirectory.boolValue { worldFile = world }
+            }
             let root = WorkingDirectory.relative(specRoot)
             if arguments.value("spec-root") != nil, root != "Specs" { specRootOption = " --spec-root '\(root)'" }
         }
@@ -69,10 +80,12 @@ extension ExploreCommand {
         }
 
         /// The command that plays the shrunk cases: `run` for a client, `mutants` for a known-bad variant.
+        /// The shrink folder carries the world the runs played (`worlds/`), so it is named, not a path.
         var reproduceBase: String {
             let folder = "'" + WorkingDirectory.relative(shrinkDir) + "'"
-            if let variant { return "session-conformance mutants --variant \(variant) --spec-root \(folder)" }
-            return WorkingDirectory.relativizing("session-conformance run" + adapterOptions + " --spec-root \(folder)")
+            let world = worldName.map { " --world " + ShellWord.word($0) } ?? ""
+            if let variant { return "session-conformance mutants --variant \(variant)\(world) --spec-root \(folder)" }
+            return WorkingDirectory.relativizing("session-conformance run" + clientOptions + world + " --spec-root \(folder)")
         }
 
         func reproduceCommand(caseID: String) -> String {

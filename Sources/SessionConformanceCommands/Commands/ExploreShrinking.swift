@@ -18,11 +18,11 @@ struct ShrunkFailure: Sendable {
 
 /// Shrinks every distinct failure of an exploration and writes each as a case in a spec folder that `run`
 /// (or `mutants`, for a variant) plays: `cases/<id>.yaml` beside copies of the spec's requirements, state
-/// machine and sources.
+/// machine, sources and worlds, with the world the runs played when `--world` named a file of its own.
 struct ExploreShrinking {
     let explorer: Explorer
     let settings: ExploreCommand.Settings
-    let specRoot: String
+    let bundle: SpecBundle
 
     func shrinkAll(_ result: ExploreResult, console: any Console) -> [ShrunkFailure] {
         guard !result.failures.isEmpty else { return [] }
@@ -85,13 +85,24 @@ struct ExploreShrinking {
         let manager = FileManager.default
         let folder = settings.shrinkDir as NSString
         try manager.createDirectory(atPath: folder.appendingPathComponent("cases"), withIntermediateDirectories: true)
-        for name in ["requirements.yaml", "state-machine.yaml", "sources"] {
-            let source = (specRoot as NSString).appendingPathComponent(name)
+        for name in ["requirements.yaml", "state-machine.yaml", "sources", "worlds"] {
+            let source = (settings.specRoot as NSString).appendingPathComponent(name)
             let target = folder.appendingPathComponent(name)
-            guard manager.fileExists(atPath: source) else { continue }
             if manager.fileExists(atPath: target) { try manager.removeItem(atPath: target) }
+            guard manager.fileExists(atPath: source) else { continue }
             try manager.copyItem(atPath: source, toPath: target)
         }
+        guard let file = settings.worldFile, let name = settings.worldName else { return }
+        // A world of its own replaces the spec's profile of the same name, so the folder holds one profile per name.
+        let worlds = folder.appendingPathComponent("worlds") as NSString
+        try manager.createDirectory(atPath: worlds as String, withIntermediateDirectories: true)
+        for shadowed in bundle.worldFiles where shadowed.profile.name == name {
+            let copied = worlds.appendingPathComponent((shadowed.file as NSString).lastPathComponent)
+            if manager.fileExists(atPath: copied) { try manager.removeItem(atPath: copied) }
+        }
+        let target = worlds.appendingPathComponent((file as NSString).lastPathComponent)
+        if manager.fileExists(atPath: target) { try manager.removeItem(atPath: target) }
+        try manager.copyItem(atPath: file, toPath: target)
     }
 }
 

@@ -32,10 +32,7 @@ enum WorldArgument {
     /// shell where it needs to be), or "" without the option.
     static func reproduceOption(_ arguments: ParsedArguments) -> String {
         guard let world = arguments.value("world").map({ WorkingDirectory.relative($0) }) else { return "" }
-        let plain = world.unicodeScalars.allSatisfy {
-            $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._/-".unicodeScalars.contains($0))
-        }
-        return " --world " + (plain ? world : ShellWord.quoted(world))
+        return " --world " + ShellWord.word(world)
     }
 
     /// The profile `text` names: an existing file is read as a world file; otherwise a name among the
