@@ -3,6 +3,7 @@ import ConformanceRunner
 import Foundation
 import Mutants
 import SpecModel
+import Synchronization
 import Testing
 
 /// `explore`: generated runs are deterministic, shards split the run space exactly, and a known-bad variant is
@@ -95,6 +96,29 @@ struct ExploreTests {
 
     static func variant(_ name: String) throws -> Mutant { try #require(MutantRegistry.named(name)) }
 
+    @Test("shrinking told to stop keeps the smallest failing case found so far and says it is not minimal")
+    func shrinkingStopsWithTheBestSoFar() throws {
+        let mutant = try Self.variant("refresh-per-request")
+        let explorer = try Self.explorer(mutant.make, name: mutant.name)
+        let result = explorer.explore(ExploreOptions(seed: 1, runs: 60, jobs: 1), now: { 0 })
+        let failure = try #require(result.failures.first { $0.key.requirements.contains("REFRESH-SINGLE-FLIGHT") })
+        let id = failure.run.caseID + "-" + failure.key.slug
+        let whole = try #require(Shrinker(explorer: explorer).shrink(failure.run, id: id, steps: failure.run.steps, failing: failure.key))
+        #expect(whole.minimal)
+        var stopped = Shrinker(explorer: explorer)
+        let asked = Atomic<Int>(0)
+        stopped.shouldStop = { asked.add(1, ordering: .relaxed).newValue > 3 }
+        let cut = try #require(stopped.shrink(failure.run, id: id, steps: failure.run.steps, failing: failure.key))
+        #expect(!cut.minimal)
+        #expect(cut.plays == 4, "the first play is always made, then three more before the stop")
+        #expect(cut.steps.count <= failure.run.steps.count)
+        #expect(cut.steps.count >= whole.steps.count)
+        let text = ShrunkCase.render(run: failure.run, id: id, key: failure.key, steps: cut.steps, originalCount: failure.run.steps.count,
+                                     minimal: cut.minimal, replay: "replay", reproduce: "reproduce")
+        #expect(text.hasPrefix("# Found by session-conformance explore: run \(failure.run.run) of seed 1, shrunk from "
+                               + "\(failure.run.steps.count) steps to \(cut.steps.count), not minimal: shrinking stopped at the time budget.\n"))
+    }
+
     @Test("a known-bad variant is found by its oracle, shrunk to at most 10 steps, and the case file reproduces it",
           arguments: [("refresh-per-request", "REFRESH-SINGLE-FLIGHT"), ("token-in-log", "LOG-NO-TOKEN-VALUES"),
                       ("sign-out-on-any-refresh-failure", "REFRESH-ONLY-REJECTION-SIGNS-OUT"),
@@ -108,7 +132,7 @@ struct ExploreTests {
         let failure = try #require(result.failures.first { $0.key.requirements.contains(requirement) && $0.key.check.hasPrefix("oracle:") },
                                    "not found in 300 runs: \(result.failures.map(\.key))")
         let id = failure.run.caseID + "-" + failure.key.slug
-        let (steps, _) = try #require(Shrinker(explorer: explorer).shrink(failure.run, id: id, steps: failure.run.steps, failing: failure.key))
+        let (steps, _, _) = try #require(Shrinker(explorer: explorer).shrink(failure.run, id: id, steps: failure.run.steps, failing: failure.key))
         #expect(steps.count <= 10, "\(steps.map(\.flowLine).joined(separator: "\n"))")
 
         // The case file, loaded as `run --spec-root` loads it, and played by the suite runner.

@@ -7,19 +7,27 @@ public struct Shrinker: Sendable {
     public let explorer: Explorer
     /// Plays at most this many candidates; what is smallest by then is the result.
     public var budget = 2_000
+    /// Asked before each candidate after the first: true stops the search with the smallest failing case so far
+    /// (a time budget that ran out).
+    public var shouldStop: @Sendable () -> Bool = { false }
 
     public init(explorer: Explorer) {
         self.explorer = explorer
     }
 
-    /// The shrunk steps of `run` played as case `id`, which fails `key` with `steps`, and how many candidates
-    /// were played; nil when `steps` as case `id` does not fail `key` to begin with.
+    /// The shrunk steps of `run` played as case `id`, which fails `key` with `steps`, how many candidates were
+    /// played, and whether the search ran to its end (false: the candidate budget or `shouldStop` cut it short,
+    /// and a smaller case may exist); nil when `steps` as case `id` does not fail `key` to begin with.
     public func shrink(_ run: ExploreRunID, id: String, steps: [CaseStep], failing key: ExploreFailureKey)
-        -> (steps: [CaseStep], plays: Int)?
+        -> (steps: [CaseStep], plays: Int, minimal: Bool)?
     {
         var plays = 0
+        var cut = false
         func fails(_ candidate: [CaseStep]) -> Bool {
-            guard plays < budget else { return false }
+            guard plays < budget, plays == 0 || !shouldStop() else {
+                cut = true
+                return false
+            }
             plays += 1
             let outcome = explorer.play(run.acceptanceCase(steps: candidate, id: id), seed: run.seed)
             return ExploreFailureKey.of(outcome).contains(key)
@@ -42,7 +50,7 @@ public struct Shrinker: Sendable {
             }
             if changed { current = ddmin(current, fails) }
         }
-        return (current, plays)
+        return (current, plays, !cut)
     }
 
     /// Zeller's ddmin: a 1-minimal subsequence of `steps` that still `fails`.

@@ -29,8 +29,9 @@ enum ExploreCommand: Command {
         folder: cases/<id>.yaml beside copies of requirements.yaml, state-machine.yaml and sources/, so
         'session-conformance run --spec-root DIR --seed S' plays it. --no-shrink skips that.
 
-        --time-budget stops starting new runs after that many seconds of wall time; it never changes what a
-        run decides. --shard I/N plays every N-th run from the I-th: the shards of a CI matrix cover the runs
+        --time-budget bounds the whole command in seconds of wall time, shrinking included (runs start in its
+        first two thirds; shrinking stops at the budget with the smallest case so far, marked not minimal); it
+        never changes what a run decides. --shard I/N plays every N-th run from the I-th: the shards of a CI matrix cover the runs
         exactly once, and 'session-conformance merge' joins their JSON reports, each distinct failure once.
         --variant NAME explores a known-bad client of 'session-conformance mutants' (in-process), to see
         what the explorer finds. Exit 1 when a failure was found, or when no sign-in succeeded in 10 or more runs
@@ -45,7 +46,7 @@ enum ExploreCommand: Command {
         OptionSpec(name: "world", kind: .value(placeholder: "FILE|NAME"),
                    help: "The world profile: a file, or json-v1 or rfc6749 (default: json-v1; rfc6749 for loopback HTTP)."),
         OptionSpec(name: "jobs", kind: .value(placeholder: "N"), help: "Runs played in parallel (default 1)."),
-        OptionSpec(name: "time-budget", kind: .value(placeholder: "SECONDS"), help: "Start no new run after this much wall time."),
+        OptionSpec(name: "time-budget", kind: .value(placeholder: "SECONDS"), help: "Bound the whole command, shrinking included, to this much wall time."),
         OptionSpec(name: "shard", kind: .value(placeholder: "I/N"), help: "Play only every N-th run, from the I-th."),
         OptionSpec(name: "replay", kind: .value(placeholder: "S:K"), help: "Play run K of seed S and print its program, trace and findings."),
         OptionSpec(name: "shrink-dir", kind: .value(placeholder: "DIR"), help: "Where shrunk cases go (default explore-cases)."),
@@ -94,14 +95,20 @@ enum ExploreCommand: Command {
         let clock = DispatchTime.now().uptimeNanoseconds
         let progress = ExploreProgress(console: console, total: settings.options.shard.map { Array($0.runs(upTo: settings.options.runs)).count }
                                        ?? settings.options.runs, replay: settings.replayCommand)
-        let result = explorer.explore(settings.options, now: { Double(DispatchTime.now().uptimeNanoseconds - clock) / 1e9 },
-                                      progress: progress.ran)
+        let elapsed: @Sendable () -> Double = { Double(DispatchTime.now().uptimeNanoseconds - clock) / 1e9 }
+        // The time budget bounds the whole command: with shrinking on, the runs get two thirds of it and
+        // shrinking the rest; shrinking stops at the budget with the smallest failing case so far.
+        var options = settings.options
+        if settings.shrink, let budget = options.timeBudget { options.timeBudget = budget * 2 / 3 }
+        let result = explorer.explore(options, now: elapsed, progress: progress.ran)
         progress.finish(result)
         // A stopped exploration reports what it found at once, unshrunk.
-        let shrunk = settings.shrink && signals.exitCode == nil ? ExploreShrinking(explorer: explorer, settings: settings, bundle: lint.bundle)
-            .shrinkAll(result, console: console) : []
+        var shrinking = ExploreShrinking(explorer: explorer, settings: settings, bundle: lint.bundle)
+        if let budget = settings.options.timeBudget { shrinking.outOfTime = { elapsed() >= budget } }
+        let shrinkOutcome = settings.shrink && signals.exitCode == nil ? shrinking.shrinkAll(result, console: console) : ExploreShrinking.Outcome()
+        let shrunk = shrinkOutcome.shrunk
         if !result.failures.isEmpty {
-            console.out(ExploreSummary.render(result, shrunk: shrunk, settings: settings))
+            console.out(ExploreSummary.render(result, shrinking: shrinkOutcome, settings: settings))
         } else if let nothing = result.exploredNothingReason {
             console.out("explore: \(result.runsDone) runs of seed \(settings.options.seed) explored nothing: \(nothing)\n")
         } else {

@@ -11,6 +11,8 @@ struct ShrunkFailure: Sendable {
     let run: ExploreRunID
     let acceptanceCase: AcceptanceCase
     let originalCount: Int
+    /// False when the time budget stopped shrinking: the smallest failing case found by then.
+    let minimal: Bool
     /// The shrunk case played again: what the report shows for this failure.
     let outcome: CaseOutcome
     let path: String
@@ -23,15 +25,33 @@ struct ExploreShrinking {
     let explorer: Explorer
     let settings: ExploreCommand.Settings
     let bundle: SpecBundle
+    /// True once the time budget is spent: no failure starts shrinking, and one being shrunk stops where it is.
+    var outOfTime: @Sendable () -> Bool = { false }
 
-    func shrinkAll(_ result: ExploreResult, console: any Console) -> [ShrunkFailure] {
-        guard !result.failures.isEmpty else { return [] }
+    /// What shrinking did: the failures it shrank, and those it never started because the time budget ran out.
+    struct Outcome {
+        var shrunk: [ShrunkFailure] = []
+        var notStarted: [ExploreFailure] = []
+
+        func shrunk(_ failure: ExploreFailure) -> ShrunkFailure? {
+            shrunk.first { $0.key == failure.key && $0.run == failure.run }
+        }
+
+        func ranOutOfTime(_ failure: ExploreFailure) -> Bool {
+            notStarted.contains { $0.key == failure.key && $0.run == failure.run }
+        }
+    }
+
+    func shrinkAll(_ result: ExploreResult, console: any Console) -> Outcome {
+        guard !result.failures.isEmpty else { return Outcome() }
         do {
             try prepareFolder()
         } catch {
             console.err("explore: cannot write the shrunk cases to \(settings.shrinkDir): \(error)\n")
-            return []
+            return Outcome()
         }
+        console.err("explore: shrinking \(result.failures.count) distinct failure\(result.failures.count == 1 ? "" : "s") into "
+                    + "\(WorkingDirectory.relative(settings.shrinkDir))/ (a spec folder; --shrink-dir DIR chooses another, --no-shrink none)\n")
         // IDs first, in failure order, so the files do not depend on which worker finished first.
         var used: Set<String> = []
         let plans = result.failures.map { failure -> (ExploreFailure, String) in
@@ -45,31 +65,41 @@ struct ExploreShrinking {
             return (failure, id)
         }
         let done = Mutex<[Int: ShrunkFailure]>([:])
+        let skipped = Mutex<Set<Int>>([])
         let next = Atomic<Int>(0)
         DispatchQueue.concurrentPerform(iterations: max(1, min(settings.options.jobs, plans.count))) { _ in
             while true {
                 let position = next.add(1, ordering: .relaxed).oldValue
                 guard position < plans.count else { return }
                 let (failure, id) = plans[position]
+                guard !outOfTime() else {
+                    skipped.withLock { _ = $0.insert(position) }
+                    console.err("explore: \(failure.key) (run \(failure.run)) not shrunk: the time budget ran out; its replay command plays it\n")
+                    continue
+                }
                 if let shrunk = shrink(failure, id: id) {
                     done.withLock { $0[position] = shrunk }
                     console.err("explore: shrank \(failure.key) (run \(failure.run)) from \(shrunk.originalCount) to "
-                                + "\(shrunk.acceptanceCase.steps.count) steps: \(WorkingDirectory.relative(shrunk.path))\n")
+                                + "\(shrunk.acceptanceCase.steps.count) steps\(shrunk.minimal ? "" : " (not minimal: the time budget ran out)"): "
+                                + "\(WorkingDirectory.relative(shrunk.path))\n")
                 } else {
                     console.err("explore: \(failure.key) (run \(failure.run)) did not fail again as case \(id); not shrunk\n")
                 }
             }
         }
-        return done.withLock { all in plans.indices.compactMap { all[$0] } }
+        let shrunk = done.withLock { all in plans.indices.compactMap { all[$0] } }
+        let notStarted = skipped.withLock { all in plans.indices.filter(all.contains).map { plans[$0].0 } }
+        return Outcome(shrunk: shrunk, notStarted: notStarted)
     }
 
     private func shrink(_ failure: ExploreFailure, id: String) -> ShrunkFailure? {
         let steps = failure.run.steps
-        guard let (shrunk, _) = Shrinker(explorer: explorer).shrink(failure.run, id: id, steps: steps, failing: failure.key)
-        else { return nil }
+        var shrinker = Shrinker(explorer: explorer)
+        shrinker.shouldStop = outOfTime
+        guard let (shrunk, _, minimal) = shrinker.shrink(failure.run, id: id, steps: steps, failing: failure.key) else { return nil }
         let path = (settings.shrinkDir as NSString).appendingPathComponent("cases/\(id).yaml")
         let text = ShrunkCase.render(run: failure.run, id: id, key: failure.key, steps: shrunk, originalCount: steps.count,
-                                     replay: settings.replayCommand(failure.run),
+                                     minimal: minimal, replay: settings.replayCommand(failure.run),
                                      reproduce: settings.reproduceCommand(caseID: id))
         guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else { return nil }
         let acceptanceCase = failure.run.acceptanceCase(steps: shrunk, id: id, title: ShrunkCase.title(failure.key),
@@ -77,7 +107,7 @@ struct ExploreShrinking {
                                                         requirements: failure.key.requirements)
         let outcome = explorer.play(acceptanceCase, seed: failure.run.seed)
         return ShrunkFailure(key: failure.key, run: failure.run, acceptanceCase: acceptanceCase, originalCount: steps.count,
-                             outcome: outcome, path: path)
+                             minimal: minimal, outcome: outcome, path: path)
     }
 
     /// The spec folder: the cases go in `cases/`; the rest of the spec is copied so `run --spec-root` finds it.
@@ -134,7 +164,7 @@ struct ExploreProgress: Sendable {
 
 /// The closing summary on stdout: each distinct failure once, with its first run, replay command and shrunk case.
 enum ExploreSummary {
-    static func render(_ result: ExploreResult, shrunk: [ShrunkFailure], settings: ExploreCommand.Settings) -> String {
+    static func render(_ result: ExploreResult, shrinking: ExploreShrinking.Outcome, settings: ExploreCommand.Settings) -> String {
         var text = "explore: \(result.failures.count) distinct failure\(result.failures.count == 1 ? "" : "s") in "
             + "\(result.runsDone) runs of seed \(settings.options.seed)\n"
         for failure in result.failures {
@@ -142,8 +172,12 @@ enum ExploreSummary {
             if let message = failure.outcome.findings.first(where: { $0.check == failure.key.check })?.message ?? failure.outcome.reason {
                 text += "  finding:   \(message)\n"
             }
-            if let done = shrunk.first(where: { $0.key == failure.key && $0.run == failure.run }) {
-                text += "  shrunk:    \(WorkingDirectory.relative(done.path)) (\(done.acceptanceCase.steps.count) of \(done.originalCount) steps)\n"
+            if shrinking.ranOutOfTime(failure) {
+                text += "  shrunk:    no (the time budget ran out first; the replay command plays the run)\n"
+            }
+            if let done = shrinking.shrunk(failure) {
+                text += "  shrunk:    \(WorkingDirectory.relative(done.path)) (\(done.acceptanceCase.steps.count) of \(done.originalCount) steps"
+                    + (done.minimal ? ")\n" : "; not minimal: the time budget ran out)\n")
                 text += "  run it:    \(settings.reproduceCommand(caseID: done.acceptanceCase.id))\n"
             }
         }
