@@ -1,3 +1,4 @@
+import ConformanceRunner
 import Foundation
 import SessionConformanceCommands
 import Testing
@@ -18,8 +19,10 @@ struct ExploreCommandTests {
         let code = SessionConformance.main(arguments: arguments + ["--spec-root", Paths.specs], console: console)
         #expect(code == .conformanceFailure, "\(console.stderr)")
         let runID = try #require(arguments.firstIndex(of: "--replay").map { arguments[$0 + 1] })
-        let parts = runID.split(separator: ":")
-        #expect(console.stdout.hasPrefix("run \(parts[1]) of seed \(parts[0]) (case explore-seed-\(parts[0])-run-\(parts[1])): fail\n"))
+        let parsed = try #require(ExploreRunID(runID))
+        let aim = parsed.focus.map { ", aimed at \($0.rawValue)," } ?? ""
+        #expect(console.stdout.hasPrefix("run \(parsed.run) of seed \(parsed.seed)\(aim) (case explore-seed-\(parsed.seed)-run-\(parsed.run)): fail\n"),
+                "\(console.stdout.prefix(200))")
         #expect(console.stdout.contains("\nprogram:\n  - "))
         #expect(console.stdout.contains("\ntrace:\n#1 "))
         #expect(console.stdout.contains("REFRESH-SINGLE-FLIGHT (oracle:single-refresh-in-flight)"))

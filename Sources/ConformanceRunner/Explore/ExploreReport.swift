@@ -19,6 +19,8 @@ extension Explorer {
             stderrTail: nil, trace: Trace(), vault: TokenVault(seed: result.options.seed), seed: result.options.seed)
         // Wall time of the whole exploration, for the report only.
         summary.duration = seconds
+        // What the runs put the client through: a requirement passes only on evidence some run reached.
+        summary.reached = Set(result.coverage.keys)
         let outcomes = [summary] + failureOutcomes
         let verdicts = bundle.catalogue.map {
             VerdictBuilder.verdicts(catalogue: $0, outcomes: outcomes, capabilities: capabilities)

@@ -4,11 +4,24 @@ import SimulatedWorld
 import SpecModel
 import Synchronization
 
+/// How runs are chosen: each from its seed alone, or aimed in part at what earlier runs reached least.
+public enum ExploreStrategy: String, Sendable, CaseIterable {
+    /// Every run's program from its seed alone.
+    case random
+    /// Runs go in batches of `ExploreOptions.batchSize`; in each batch every other run is aimed at one of the
+    /// situations the batches before it reached least (`ExploreRunID.focus`), so rare behaviours are built on
+    /// purpose. The aims depend only on earlier batches, never on timing: same seed, same runs, whatever `jobs`.
+    case guided
+}
+
 /// Options of one exploration.
 public struct ExploreOptions: Sendable {
     public var seed: UInt64 = 1
     public var runs = 1_000
     public var jobs = 1
+    public var strategy: ExploreStrategy = .guided
+    /// Runs per batch of a guided exploration: the aims of a batch are chosen from the coverage of the ones before.
+    public static let batchSize = 32
     public var shard: ExploreShard?
     /// Stops starting new runs once this much wall time passed; it never changes what a run decides.
     public var timeBudget: Double?
@@ -16,11 +29,12 @@ public struct ExploreOptions: Sendable {
     /// finish, so the run found is the lowest whatever `jobs` (a known-bad variant's search, `mutants --explore`).
     public var stopAt: (@Sendable (ExploreFailureKey) -> Bool)?
 
-    public init(seed: UInt64 = 1, runs: Int = 1_000, jobs: Int = 1, shard: ExploreShard? = nil, timeBudget: Double? = nil,
-                stopAt: (@Sendable (ExploreFailureKey) -> Bool)? = nil) {
+    public init(seed: UInt64 = 1, runs: Int = 1_000, jobs: Int = 1, strategy: ExploreStrategy = .guided, shard: ExploreShard? = nil,
+                timeBudget: Double? = nil, stopAt: (@Sendable (ExploreFailureKey) -> Bool)? = nil) {
         self.seed = seed
         self.runs = runs
         self.jobs = jobs
+        self.strategy = strategy
         self.shard = shard
         self.timeBudget = timeBudget
         self.stopAt = stopAt
@@ -51,6 +65,11 @@ public struct ExploreResult: Sendable {
     public var signedIn = 0
     /// Why sign-ins may have failed for a reason that is no requirement's (`WorldMismatch`), from the lowest run.
     public var worldHint: String?
+    /// How many conclusive runs reached each situation (`Situation`): what the exploration put the client through.
+    public var coverage: [Situation: Int] = [:]
+
+    /// The situations no conclusive run reached, in declaration order.
+    public var unreached: [Situation] { Situation.allCases.filter { coverage[$0, default: 0] == 0 } }
 
     /// Runs that must ask for a sign-in before an exploration in which none succeeded counts as exploring nothing.
     public static let signInsBeforeJudging = 10
@@ -110,19 +129,33 @@ public struct Explorer: Sendable {
         // The position of the lowest run that showed a failure `stopAt` accepts: no later run starts.
         let stop = Atomic<Int>(Int.max)
         let started = now()
-        DispatchQueue.concurrentPerform(iterations: max(1, min(options.jobs, runs.count))) { _ in
-            while RunInterruption.requested == nil {
-                if let budget = options.timeBudget, now() - started >= budget { return }
-                let position = next.add(1, ordering: .relaxed).oldValue
-                guard position < runs.count, position < stop.load(ordering: .relaxed) else { return }
-                let run = ExploreRunID(seed: options.seed, run: runs[position])
-                let outcome = play(run)
-                let (done, new) = state.withLock { $0.record(run, outcome, world: world) }
-                if let stopAt = options.stopAt, ExploreFailureKey.of(outcome).contains(where: stopAt) {
-                    stop.min(position, ordering: .relaxed)
+        // A random exploration is one batch; a guided one waits for each batch before aiming the next.
+        let batch = options.strategy == .guided ? ExploreOptions.batchSize : max(runs.count, 1)
+        var nextBatch = 0
+        func outOfTime() -> Bool { options.timeBudget.map { now() - started >= $0 } ?? false }
+        while nextBatch < runs.count, RunInterruption.requested == nil, !outOfTime(), nextBatch < stop.load(ordering: .relaxed) {
+            let batchStart = nextBatch
+            let batchEnd = min(batchStart + batch, runs.count)
+            let aims = options.strategy == .guided ? Self.aims(coverage: state.withLock { $0.coverage }) : []
+            next.store(batchStart, ordering: .relaxed)
+            DispatchQueue.concurrentPerform(iterations: max(1, min(options.jobs, batchEnd - batchStart))) { _ in
+                while RunInterruption.requested == nil {
+                    if let budget = options.timeBudget, now() - started >= budget { return }
+                    let position = next.add(1, ordering: .relaxed).oldValue
+                    guard position < batchEnd, position < stop.load(ordering: .relaxed) else { return }
+                    // Every other run of a guided batch is aimed; the rest stay random, to find what no aim names.
+                    let offset = position - batchStart
+                    let focus = aims.isEmpty || offset % 2 == 1 ? nil : aims[(offset / 2) % aims.count]
+                    let run = ExploreRunID(seed: options.seed, run: runs[position], focus: focus)
+                    let outcome = play(run)
+                    let (done, new) = state.withLock { $0.record(run, outcome, world: world) }
+                    if let stopAt = options.stopAt, ExploreFailureKey.of(outcome).contains(where: stopAt) {
+                        stop.min(position, ordering: .relaxed)
+                    }
+                    progress(done, run, new)
                 }
-                progress(done, run, new)
             }
+            nextBatch = batchEnd
         }
         return state.withLock { tally in
             var result = ExploreResult(options: options)
@@ -134,10 +167,21 @@ public struct Explorer: Sendable {
             result.askedToSignIn = tally.askedToSignIn
             result.signedIn = tally.signedIn
             result.worldHint = tally.worldHint?.text
+            result.coverage = tally.coverage
             result.failures = tally.first.map { ExploreFailure(key: $0.key, run: $0.value.run, outcome: $0.value.outcome) }
                 .sorted { ($0.run, $0.key) < ($1.run, $1.key) }
             return result
         }
+    }
+
+    /// The situations to aim the next batch at: those reached least so far (never reached first), in declaration
+    /// order among equals; at most a quarter of them, so the aims stay on what is rare.
+    static func aims(coverage: [Situation: Int]) -> [Situation] {
+        let ranked = Situation.allCases.enumerated().sorted {
+            (coverage[$0.element, default: 0], $0.offset) < (coverage[$1.element, default: 0], $1.offset)
+        }.map(\.element)
+        let unreached = ranked.filter { coverage[$0, default: 0] == 0 }
+        return unreached.isEmpty ? Array(ranked.prefix(max(1, ranked.count / 4))) : unreached
     }
 
     private struct Tally {
@@ -147,10 +191,12 @@ public struct Explorer: Sendable {
         var askedToSignIn = 0
         var signedIn = 0
         var worldHint: (run: ExploreRunID, text: String)?
+        var coverage: [Situation: Int] = [:]
 
         mutating func record(_ run: ExploreRunID, _ outcome: CaseOutcome, world: WorldProfile) -> (Int, [ExploreFailureKey]) {
             done += 1
             counts[outcome.status, default: 0] += 1
+            for situation in outcome.reached { coverage[situation, default: 0] += 1 }
             if WorldMismatch.askedToSignIn(outcome) {
                 askedToSignIn += 1
                 if WorldMismatch.signedIn(outcome) {

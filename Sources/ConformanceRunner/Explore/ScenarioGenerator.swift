@@ -10,6 +10,8 @@ struct ScenarioGenerator {
     private var running = false
     private var signedIn = false
     private var heldPaths: [String] = []
+    /// The account of the last sign-in or switch the program asked for (what an aim revokes or switches away from).
+    private var account: String?
 
     static let accounts = StepKind.accounts
     static let resources = ["inbox", "feed", "news"]
@@ -20,13 +22,14 @@ struct ScenarioGenerator {
         random = SeededRandom(seed: seed)
     }
 
-    /// The program of one run.
-    static func program(seed: UInt64) -> [CaseStep] {
+    /// The program of one run; with `focus`, one that also builds that situation on purpose (once at a random
+    /// point, sometimes again), among the usual random actions.
+    static func program(seed: UInt64, focus: Situation? = nil) -> [CaseStep] {
         var generator = ScenarioGenerator(seed: seed)
-        return generator.generate()
+        return generator.generate(focus: focus)
     }
 
-    private mutating func generate() -> [CaseStep] {
+    private mutating func generate(focus: Situation?) -> [CaseStep] {
         if chance(30) { configure() }
         if chance(80) {
             add("schedule", [("seed", String(random.next() % 4_294_967_296)), ("delay", pick(["0", "10", "25", "50"]))])
@@ -35,7 +38,10 @@ struct ScenarioGenerator {
         running = true
         if chance(90) { signIn("signIn") }
         let actions = 4 + Int(random.next() % 16)
-        for _ in 0..<actions { action() }
+        let aimAt = Int(random.next() % UInt64(actions))
+        for index in 0..<actions {
+            if let focus, index == aimAt || chance(10) { aim(at: focus) } else { action() }
+        }
         for path in heldPaths { add("release", [("path", path)]) }
         heldPaths = []
         if chance(50) { add("online") }
@@ -141,6 +147,125 @@ struct ScenarioGenerator {
         }
     }
 
+    /// Steps that put the client in `situation` (`SituationDetectors` judges whether they did).
+    private mutating func aim(at situation: Situation) {
+        ensureRunning()
+        switch situation {
+        case .signedIn, .tokensWritten:
+            signIn("signIn")
+        case .invalidSignInInput:
+            let (email, password) = pick([("not-an-email", "long enough pass"), ("alice@example.com", "short"), ("", "")])
+            add(pick(["signIn", "switchAccount"]), [("email", email), ("password", password)])
+        case .signedInAgain, .accountSwitched:
+            if !signedIn { signIn("signIn") }
+            let other = pick(Self.accounts.filter { $0 != account })
+            add("switchAccount", [("account", other)])
+            account = other
+        case .sessionEnded, .userSignOut:
+            if !signedIn { signIn("signIn") }
+            signOutOrSwitch(signOut: true)
+        case .refreshed, .refreshedTokenUsed, .requestRefused401, .refreshedTwice:
+            if !signedIn { signIn("signIn") }
+            for _ in 0..<(situation == .refreshedTwice ? 2 : 1) {
+                add("fault", [("path", "/resources/*"), ("kind", "expiredToken"), ("times", "1")])
+                request()
+            }
+        case .concurrentDemandDuringRefresh:
+            if !signedIn { signIn("signIn") }
+            holdPath("/auth/refresh")
+            add("fault", [("path", "/resources/*"), ("kind", "expiredToken"), ("times", pick(["2", "3"]))])
+            add("request", [("resource", pick(Self.resources)), ("count", pick(["3", "5"]))])
+            releasePath("/auth/refresh")
+        case .stale401:
+            // A request held while its token expires and a refresh replaces it: released, it is refused for the old token.
+            add("configure", [("accessTokenLifetime", "10")])
+            signIn("signIn")
+            holdPath("/resources/*")
+            request()
+            add("advance", [("seconds", pick(["31", "61"]))])
+            add("backgroundRefresh")
+            request()
+            releasePath("/resources/*")
+        case .refreshRejected, .refreshRejectedWithRequestsWaiting, .refreshFailedRetryable:
+            if !signedIn { signIn("signIn") }
+            let kind = situation == .refreshFailedRetryable ? pick(["serverError", "timeout", "lost", "offline"]) : pick(["invalidGrant", "revoked"])
+            add("fault", [("path", "/auth/refresh"), ("kind", kind), ("times", "1")])
+            add("fault", [("path", "/resources/*"), ("kind", "expiredToken"), ("times", "3")])
+            add("request", [("resource", pick(Self.resources)), ("count", situation == .refreshRejectedWithRequestsWaiting ? "3" : "1")])
+        case .refreshUnansweredLong:
+            if !signedIn { signIn("signIn") }
+            holdPath("/auth/refresh")
+            add("fault", [("path", "/resources/*"), ("kind", "expiredToken"), ("times", "1")])
+            request()
+            add("advance", [("seconds", pick(["1000", "3600"]))])
+        case .killDuringRefresh:
+            if !signedIn { signIn("signIn") }
+            holdPath("/auth/refresh")
+            add("fault", [("path", "/resources/*"), ("kind", "expiredToken"), ("times", "1")])
+            request()
+            heldPaths.removeAll { $0 == "/auth/refresh" }
+            add("kill", [("at", "now")])
+            running = false
+            ensureRunning()
+        case .killAtRefreshStore:
+            if !signedIn { signIn("signIn") }
+            add("kill", [("at", pick(["beforeStorageWrite", "afterStorageWrite"]))])
+            add("fault", [("path", "/resources/*"), ("kind", "expiredToken"), ("times", "1")])
+            request()
+            add("launch")
+        case .killDuringSessionEnd:
+            if !signedIn { signIn("signIn") }
+            add("kill", [("at", pick(["beforeStorageWrite", "afterStorageWrite"]))])
+            signOutOrSwitch(signOut: chance(50))
+            add("launch")
+        case .launchWithStoredSession, .launchAfterPrivateContent:
+            if !signedIn { signIn("signIn") }
+            add("request", [("resource", pick(["inbox", "news"])), ("count", "1")])
+            add("kill", [("at", "now")])
+            add("launch")
+        case .launchWithRefusedSession:
+            if !signedIn { signIn("signIn") }
+            add("kill", [("at", "now")])
+            add("revoke", [("account", account ?? pick(Self.accounts))])
+            add("launch")
+        case .offlineLaunch:
+            if !signedIn { signIn("signIn") }
+            add("kill", [("at", "now")])
+            add("offline")
+            add("launch")
+            request()
+            add("online")
+        case .responseAfterSessionEnd:
+            if !signedIn { signIn("signIn") }
+            holdPath("/resources/*")
+            request()
+            signOutOrSwitch(signOut: chance(50))
+            releasePath("/resources/*")
+        case .refreshResultAfterSessionEnd:
+            if !signedIn { signIn("signIn") }
+            holdPath("/auth/refresh")
+            add("fault", [("path", "/resources/*"), ("kind", "expiredToken"), ("times", "1")])
+            request()
+            signOutOrSwitch(signOut: chance(50))
+            releasePath("/auth/refresh")
+        case .revocationFailed:
+            if !signedIn { signIn("signIn") }
+            add("fault", [("path", "/auth/revoke"), ("kind", pick(["serverError", "timeout", "offline"])), ("times", "2")])
+            signOutOrSwitch(signOut: true)
+        case .storageLocked:
+            reboot()
+            ensureRunning()
+        case .backgroundRefreshTask:
+            if !signedIn { signIn("signIn") }
+            add("backgroundRefresh")
+        case .clockSkewed:
+            if !signedIn { signIn("signIn") }
+            add("skewClock", [("seconds", pick(["-3600", "3600", "31536000", "-31536000"]))])
+            request()
+        }
+        running = true
+    }
+
     private mutating func holdPath(_ path: String) {
         guard !heldPaths.contains(path) else { return }
         add("hold", [("path", path)])
@@ -169,7 +294,9 @@ struct ScenarioGenerator {
             add(kind, [("email", email), ("password", password)])
             return
         }
-        add(kind, [("account", pick(Self.accounts))])
+        let chosen = pick(Self.accounts)
+        add(kind, [("account", chosen)])
+        account = chosen
         signedIn = true
     }
 

@@ -12,7 +12,7 @@ import SpecModel
 enum ExploreCommand: Command {
     static let name = "explore"
     static let summary = "Explore generated scenarios and schedules; shrink each failure to a case."
-    static let usage = "session-conformance explore [--runs N] [--seed S] [--adapter COMMAND | --variant NAME] [--world FILE|NAME] [--jobs N] [--time-budget SECONDS] [--shard I/N] [--replay S:K] [--shrink-dir DIR] [--no-shrink] [--report FORMAT[=PATH]]..."
+    static let usage = "session-conformance explore [--runs N] [--seed S] [--adapter COMMAND | --variant NAME] [--world FILE|NAME] [--jobs N] [--strategy guided|random] [--time-budget SECONDS] [--shard I/N] [--replay S:K] [--shrink-dir DIR] [--no-shrink] [--report FORMAT[=PATH]]..."
     static let discussion = """
         Plays N generated runs against a client (the in-process reference by default). Run K of seed S is a
         program in the case language, generated from one seeded stream: launch, sign-in, bursts of requests,
@@ -46,6 +46,8 @@ enum ExploreCommand: Command {
         OptionSpec(name: "world", kind: .value(placeholder: "FILE|NAME"),
                    help: "The world profile: a file, or json-v1 or rfc6749 (default: json-v1; rfc6749 for loopback HTTP)."),
         OptionSpec(name: "jobs", kind: .value(placeholder: "N"), help: "Runs played in parallel (default 1)."),
+        OptionSpec(name: "strategy", kind: .value(placeholder: "guided|random"),
+                   help: "guided (default): aim half the runs at the situations earlier runs reached least; random: seeds alone."),
         OptionSpec(name: "time-budget", kind: .value(placeholder: "SECONDS"), help: "Bound the whole command, shrinking included, to this much wall time."),
         OptionSpec(name: "shard", kind: .value(placeholder: "I/N"), help: "Play only every N-th run, from the I-th."),
         OptionSpec(name: "replay", kind: .value(placeholder: "S:K"), help: "Play run K of seed S and print its program, trace and findings."),
@@ -114,6 +116,7 @@ enum ExploreCommand: Command {
         } else {
             console.out("explore: \(result.runsDone) runs of seed \(settings.options.seed), no failure\n")
         }
+        console.out(ExploreSummary.coverage(result))
         if let failed = try writeReports(result, shrunk: shrunk, explorer: explorer, bundle: lint.bundle, settings: settings,
                                          started: started, console: console) {
             return failed
@@ -125,7 +128,8 @@ enum ExploreCommand: Command {
     private static func replay(_ run: ExploreRunID, explorer: Explorer, console: any Console) -> ExitCode {
         let steps = run.steps
         let outcome = explorer.play(run.acceptanceCase(steps: steps), seed: run.seed)
-        var text = "run \(run.run) of seed \(run.seed) (case \(run.caseID)): \(outcome.status.rawValue)\n\nprogram:\n"
+        var text = "run \(run.run) of seed \(run.seed)" + (run.focus.map { ", aimed at \($0.rawValue)," } ?? "")
+            + " (case \(run.caseID)): \(outcome.status.rawValue)\n\nprogram:\n"
         text += steps.map { "  " + $0.flowLine }.joined(separator: "\n") + "\n\ntrace:\n"
         text += TraceRenderer(vault: outcome.vault).render(outcome.trace, realTimeNotes: true) + "\n"
         if let reason = outcome.reason { text += "\nreason: \(reason)\n" }

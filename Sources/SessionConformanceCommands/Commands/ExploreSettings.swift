@@ -3,6 +3,15 @@ import ConformanceRunner
 import Foundation
 
 extension ExploreCommand {
+    /// `--strategy guided|random` (default guided).
+    static func strategy(_ arguments: ParsedArguments) throws -> ExploreStrategy {
+        guard let text = arguments.value("strategy") else { return .guided }
+        guard let strategy = ExploreStrategy(rawValue: text) else {
+            throw UsageError("--strategy takes guided or random, not '\(text)'")
+        }
+        return strategy
+    }
+
     /// The options of one `explore` command line, checked.
     struct Settings {
         var options = ExploreOptions()
@@ -35,6 +44,7 @@ extension ExploreCommand {
             options.seed = try whole("seed", 1, atLeast: 0)
             options.runs = try whole("runs", 1_000, atLeast: 1)
             options.jobs = try whole("jobs", 1, atLeast: 1)
+            options.strategy = try ExploreCommand.strategy(arguments)
             timeout = try whole("timeout", 10, atLeast: 1)
             if let text = arguments.value("time-budget") {
                 guard let seconds = Double(text), seconds > 0, seconds.isFinite else {

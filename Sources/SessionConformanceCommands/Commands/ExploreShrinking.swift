@@ -164,6 +164,20 @@ struct ExploreProgress: Sendable {
 
 /// The closing summary on stdout: each distinct failure once, with its first run, replay command and shrunk case.
 enum ExploreSummary {
+    /// Which of the situations the requirements' evidence names the runs reached, and how often.
+    static func coverage(_ result: ExploreResult) -> String {
+        let reached = Situation.allCases.count - result.unreached.count
+        var text = "coverage: \(reached) of \(Situation.allCases.count) situations reached"
+        if !result.unreached.isEmpty { text += "; never: " + result.unreached.map(\.rawValue).joined(separator: ", ") }
+        let rarest = Situation.allCases.filter { result.coverage[$0, default: 0] > 0 }
+            .sorted { (result.coverage[$0, default: 0], $0.rawValue) < (result.coverage[$1, default: 0], $1.rawValue) }.prefix(3)
+        if !rarest.isEmpty {
+            text += "; rarest: " + rarest.map { "\($0.rawValue) (\(result.coverage[$0, default: 0]) run\(result.coverage[$0, default: 0] == 1 ? "" : "s"))" }
+                .joined(separator: ", ")
+        }
+        return text + "\n"
+    }
+
     static func render(_ result: ExploreResult, shrinking: ExploreShrinking.Outcome, settings: ExploreCommand.Settings) -> String {
         var text = "explore: \(result.failures.count) distinct failure\(result.failures.count == 1 ? "" : "s") in "
             + "\(result.runsDone) runs of seed \(settings.options.seed)\n"

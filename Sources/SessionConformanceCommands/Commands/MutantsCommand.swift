@@ -10,7 +10,7 @@ import SpecModel
 enum MutantsCommand: Command {
     static let name = "mutants"
     static let summary = "Run the suite against every known-bad variant and print the kill matrix and score."
-    static let usage = "session-conformance mutants [--list] [--variant NAME]... [--jobs N] [--seed N] [--explore RUNS] [--spec-root DIR] [--world FILE|NAME] [--verbose]"
+    static let usage = "session-conformance mutants [--list] [--variant NAME]... [--jobs N] [--seed N] [--explore RUNS [--strategy guided|random]] [--spec-root DIR] [--world FILE|NAME] [--verbose]"
     static let discussion = """
         Plays every acceptance case against each known-bad client, in-process: the reference (SessionKit) with
         exactly one defect each, and ports of the naive iOS, Android and Flutter code of the platform guide
@@ -29,6 +29,7 @@ enum MutantsCommand: Command {
     static let options = [
         OptionSpec(name: "variant", kind: .value(placeholder: "NAME"), help: "Run only this variant (repeatable)."),
         OptionSpec(name: "jobs", kind: .value(placeholder: "N"), help: "Cases run in parallel within each run (default 1)."),
+        OptionSpec(name: "strategy", kind: .value(placeholder: "guided|random"), help: "With --explore: how runs are chosen (default guided)."),
         OptionSpec(name: "seed", kind: .value(placeholder: "N"), help: "The world's seed (default 1)."),
         OptionSpec(name: "spec-root", kind: .value(placeholder: "DIR"), help: "The spec folder (default Specs, else the Specs beside the executable)."),
         OptionSpec(name: "world", kind: .value(placeholder: "FILE|NAME"),
@@ -73,6 +74,7 @@ enum MutantsCommand: Command {
         let seed = try number(arguments, "seed", default: 1)
         let exploreRuns = try arguments.value("explore").map { _ in try number(arguments, "explore", default: 0) }
         if let exploreRuns, exploreRuns < 1 { throw UsageError("--explore must be at least 1") }
+        let strategy = try ExploreCommand.strategy(arguments)
         let names = arguments.values["variant"] ?? []
         var mutants = MutantRegistry.all
         if !names.isEmpty {
@@ -113,7 +115,7 @@ enum MutantsCommand: Command {
             if let exploreRuns, let machine {
                 if console.isTerminal { console.err("\r\u{1B}[K\(mutant.name): exploring") }
                 row.explored = (try? Explorer(machine: machine, launcher: InProcessLauncher(description: mutant.name, make: mutant.make), world: world))?
-                    .first(failing: mutant.expected, ExploreOptions(seed: UInt64(seed), runs: exploreRuns, jobs: jobs))
+                    .first(failing: mutant.expected, ExploreOptions(seed: UInt64(seed), runs: exploreRuns, jobs: jobs, strategy: strategy))
             }
             return row
         }
