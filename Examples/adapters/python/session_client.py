@@ -329,33 +329,57 @@ class AuthAPI:
         return {401: ("unauthorized",), 403: ("forbidden",), 404: ("notFound",)}.get(status, ("failed", self._status_failure(status)))
 
 
+def _end_session(record, session_id, account, revoke):
+    """A session end in the record: the session goes (if it is still the active one), its refresh token is queued
+    for remote revocation (once)."""
+    if record["active"] is not None and record["active"]["sessionID"] == session_id:
+        record["active"] = None
+    if revoke is not None and all(p["refreshToken"] != revoke for p in record["pendingRevocations"]):
+        record["pendingRevocations"].append({"id": record["nextRevocationID"], "account": account, "refreshToken": revoke})
+        record["nextRevocationID"] += 1
+
+
 class CredentialVault:
     """The only writer of tokens. Secure storage holds ONE item: the active session (both tokens) and the
     queue of refresh tokens still to revoke, so a kill can never split the pair or lose a revocation.
     Operations run one at a time in arrival order, re-checking the generation inside the critical section,
-    so a late write can never land after a sign-out's clear."""
+    so a late write can never land after a sign-out's clear. A session end whose write fails is kept and applied
+    with the next write that succeeds, so no later write (a sign-in, a refresh, revocation bookkeeping) puts the
+    ended session back or loses its revocation; once it lands, the session-end note in preferences goes."""
 
     def __init__(self, effects, client):
         self.effects, self.client = effects, client
         self.record = None
         self.queue = FifoLock()
+        self.pending_ends = []  # (session_id, account, revoke) of ends not written yet
+
+    async def end(self, session_id, account, revoke):
+        """Ends a session in the record (queuing its revocation). Returns what `commit` returns; a failed end
+        stays pending and goes with the next write that succeeds."""
+        return await self.commit(lambda record: _end_session(record, session_id, account, revoke),
+                                 end=(session_id, account, revoke))
 
     async def load(self):
         """The record; raises SessionError("storageUnavailable") when storage cannot be read (locked)."""
         async with self.queue:
             return copy.deepcopy(await self._current())
 
-    async def commit(self, mutate, if_generation=None):
-        """Applies `mutate(record)` and writes the whole item. Returns "committed", "stale" or a failure class."""
+    async def commit(self, mutate, if_generation=None, end=None):
+        """Applies the pending ends and `mutate(record)`, and writes the whole item. Returns "committed", "stale"
+        or a failure class. `end` marks `mutate` as that session end, kept pending when the write fails."""
         async with self.queue:
             if if_generation is not None and if_generation != self.client.generation:
                 return "stale"
             try:
                 record = copy.deepcopy(await self._current())
             except SessionError as error:
+                self._keep_pending(end)
                 return error.failure
             if if_generation is not None and if_generation != self.client.generation:
                 return "stale"
+            pending = list(self.pending_ends)
+            for ended in pending:
+                _end_session(record, *ended)
             mutate(record)
             if record["active"] is None and not record["pendingRevocations"]:
                 outcome = await self.effects.secure_delete(RECORD_KEY)
@@ -363,9 +387,32 @@ class CredentialVault:
                 text = json.dumps(record, sort_keys=True, separators=(",", ":"))
                 outcome = await self.effects.secure_set(RECORD_KEY, text, ACCESSIBILITY)
             if outcome[0] == "error":
+                self._keep_pending(end)
                 return "storageLocked" if outcome[1] == "locked" else "storageUnavailable"
             self.record = record
+            if pending:
+                self.pending_ends = []
+                self.effects.log("info", f"storage.pending-ends-written count={len(pending)}")
+                if any(revoke is not None for _, _, revoke in pending):
+                    self.client.revocations.kick()  # their refresh tokens are queued now
+                if end is None:
+                    await self._drop_note_of(pending)
             return "committed"
+
+    async def _drop_note_of(self, ends):
+        """The ends are durable now: their session-end note goes, unless it names another session (an end still
+        under way writes its own note, and drops it itself once that end is complete)."""
+        text = await self.effects.preference_get(END_MARKER_KEY)
+        try:
+            note = json.loads(text) if text else None
+        except ValueError:
+            note = None
+        if isinstance(note, dict) and any(note.get("sessionID") == session_id for session_id, _, _ in ends):
+            await self.effects.preference_delete(END_MARKER_KEY)
+
+    def _keep_pending(self, end):
+        if end is not None and end not in self.pending_ends:
+            self.pending_ends.append(end)
 
     async def _current(self):
         if self.record is None:
@@ -684,6 +731,9 @@ class SessionClient:
         self.log("info", f"restore.account-established account={stored['account']}")
         credentials = self._restored_credentials(stored)
         unpersisted, failures = None, 0
+        # One refresh per attempt: a fresh access token refused again waits for the backoff instead of being
+        # refreshed again at once (001: a request is retried once with the new access token).
+        refreshed_this_attempt = False
         # 3. Validate with the server; a 401 exchanges the refresh token, persisted before it is used.
         while self._restoring(generation):
             if unpersisted is not None:
@@ -708,8 +758,11 @@ class SessionClient:
                 if outcome[0] == "profile":
                     await self._end_restore("accountMismatch", "unexpectedResponse", revoke=True, generation=generation)
                     return
-                if outcome[0] == "unauthorized":
+                if outcome[0] == "unauthorized" and refreshed_this_attempt:
+                    failure = "unexpectedResponse"
+                elif outcome[0] == "unauthorized":
                     self.log("info", f"restore.refresh account={stored['account']}")
+                    refreshed_this_attempt = True
                     refreshed = await self.api.refresh(credentials.refresh)
                     if refreshed[0] == "granted":
                         grant = refreshed[1]
@@ -725,6 +778,7 @@ class SessionClient:
                     failure = outcome[1]
             failures += 1
             await self._pause_restore(failure, failures)
+            refreshed_this_attempt = False
 
     def _stored_session(self, session_id, account, credentials):
         """The record's session: the pair, and in `expiry-only` mode when it arrived and how long it lives, on the
@@ -760,7 +814,8 @@ class SessionClient:
 
     async def _finish_interrupted_end(self, record):
         """An end a killed process (or a failed clear) left unfinished is finished before the stored session
-        is trusted: its credentials dropped, its refresh token queued for revocation."""
+        is trusted: its credentials dropped, its refresh token queued for revocation, its account's cache cleared
+        (a later session of that account must not show it while restoring, nor another account ever)."""
         text = await self.effects.preference_get(END_MARKER_KEY)
         try:
             marker = json.loads(text) if text else None
@@ -769,15 +824,18 @@ class SessionClient:
         if not isinstance(marker, dict):
             return record
         self.log("notice", f"restore.finishing-interrupted-end account={marker.get('account')}")
-        active = record["active"]
+        active, durable = record["active"], True
         if active is not None and active["sessionID"] == marker.get("sessionID"):
             revoke = active["refreshToken"] if marker.get("revoke") else None
-            result = await self.vault.commit(lambda r: self._end_session(r, active["sessionID"], active["account"], revoke))
+            # Not durable yet when this fails too: the note stays, and the vault writes the end with its next
+            # write that succeeds. This launch does not restore the session either way.
+            durable = await self.vault.end(active["sessionID"], active["account"], revoke) == "committed"
             record = copy.deepcopy(record)
             record["active"] = None
-            if result != "committed":
-                return record  # still not durable: the note stays
-        await self.effects.preference_delete(END_MARKER_KEY)
+        if isinstance(marker.get("account"), str):
+            await self.cache.clear(marker["account"])
+        if durable:
+            await self.effects.preference_delete(END_MARKER_KEY)
         return record
 
     async def _end_restore(self, reason, failure, revoke, generation):
@@ -1132,8 +1190,7 @@ class SessionClient:
         if profile[0] == "profile" and profile[1] == account:
             if not self._signing_in(generation):
                 # Stored before the user signed out: drop the pair and revoke it remotely.
-                await self.vault.commit(lambda record: self._end_session(record, session["sessionID"], account,
-                                                                         session["refreshToken"]))
+                await self.vault.end(session["sessionID"], account, session["refreshToken"])
                 self.revocations.kick()
                 raise SessionError("sessionChanged", "sign-in superseded")
             self.active = {"account": account, "session_id": session["sessionID"], "credentials": credentials}
@@ -1143,17 +1200,13 @@ class SessionClient:
             return account
         # Stored but not usable: drop the pair and revoke it remotely.
         failure = profile[1] if profile[0] == "failed" else "unexpectedResponse"
-
-        def end(record):
-            self._end_session(record, session["sessionID"], account, session["refreshToken"])
-
-        await self.vault.commit(end)
+        await self.vault.end(session["sessionID"], account, session["refreshToken"])
         self.revocations.kick()
         raise self._sign_in_failed(generation, "signInFailed", failure, "transportFailure")
 
     async def _revoke_orphan(self, grant):
         """Queues the revocation of a session the server granted after its sign-in was superseded."""
-        await self.vault.commit(lambda record: self._end_session(record, None, grant["account"], grant["refresh"]))
+        await self.vault.end(None, grant["account"], grant["refresh"])
         self.revocations.kick()
 
     async def sign_out(self):
@@ -1181,14 +1234,6 @@ class SessionClient:
         else:
             self.log("info", f"signout.ignored phase={self.phase}")
 
-    @staticmethod
-    def _end_session(record, session_id, account, revoke):
-        if record["active"] is not None and record["active"]["sessionID"] == session_id:
-            record["active"] = None
-        if revoke is not None and all(p["refreshToken"] != revoke for p in record["pendingRevocations"]):
-            record["pendingRevocations"].append({"id": record["nextRevocationID"], "account": account, "refreshToken": revoke})
-            record["nextRevocationID"] += 1
-
     async def _finish(self, account, session_id, revoke, waiters, error, prompt):
         """Carries out a session end the machine already decided (the generation moved on, so nothing in
         flight can write back): fail the waiters, cancel what is in flight, clear credentials (queuing the
@@ -1200,17 +1245,16 @@ class SessionClient:
             self.log("info", f"requests.cancelled count={cancelled} code={error.code}")
         self._wake_all()
         # Durable before told: a note in preferences, then the record. A process killed before the note lands
-        # restarts in the session as it was; one killed after it finishes the end at the next launch.
+        # restarts in the session as it was; one killed after it finishes the end at the next launch. A clear
+        # that fails keeps the note, and the vault keeps the end: the next write that succeeds (a sign-in's, say)
+        # carries it and drops the note.
         durable = True
         if session_id is not None and account is not None:
             marker = json.dumps({"sessionID": session_id, "account": account, "revoke": revoke is not None}, sort_keys=True)
             await self.effects.preference_set(END_MARKER_KEY, marker)
-            def end(record):
-                self._end_session(record, session_id, account, revoke)
-
-            result = await self.vault.commit(end)
+            result = await self.vault.end(session_id, account, revoke)
             if result == "storageUnavailable":  # not the lock state: maybe transient, try once more now
-                result = await self.vault.commit(end)
+                result = await self.vault.end(session_id, account, revoke)
             if result != "committed":
                 durable = False
                 self.log("warning", f"storage.clear-failed failureClass={result}")
