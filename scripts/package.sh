@@ -5,7 +5,7 @@
 #     session-conformance-reference-adapter   the reference adapter (--connection process finds it beside the CLI)
 #     Specs/                                  the specs the CLI reads when no --spec-root is given and the
 #                                             working directory has no Specs/ (they sit beside the CLI)
-#     README.md, docs/
+#     README.md, CHANGELOG.md, docs/
 # Usage: scripts/package.sh [output-directory]   (default: .build/dist)
 # SESSION_CONFORMANCE_SKIP_BUILD=1 packages the binaries already built, from SESSION_CONFORMANCE_BIN_DIR
 # (default .build/release); the layout test packages the debug build that way.
@@ -60,7 +60,7 @@ mkdir -p "$stage/$name/docs"
 cp "$bin_dir/session-conformance" "$bin_dir/session-conformance-reference-adapter" "$stage/$name/"
 strip "$stage/$name/session-conformance" "$stage/$name/session-conformance-reference-adapter" 2>/dev/null || true
 cp -R Specs "$stage/$name/Specs"
-cp README.md "$stage/$name/"
+cp README.md CHANGELOG.md "$stage/$name/"
 cp docs/*.md docs/*.json "$stage/$name/docs/"
 
 mkdir -p "$out_dir"

@@ -88,7 +88,7 @@ public enum ReportBuilder {
             spec: SpecInfo(digest: context.specDigest.digest, files: context.specDigest.files,
                            capabilities: (bundle.catalogue?.capabilities ?? []).map {
                                CapabilityInfo(id: $0.id, description: $0.description)
-                           }),
+                           }, version: bundle.specVersion?.description),
             adapter: AdapterInfo(description: WorkingDirectory.relativizing(result.adapter), implementation: implementation,
                                  capabilities: result.capabilities, offlineResources: result.offlineResources),
             run: RunInfo(seed: String(result.seed), startedAt: timestamp(context.startedAt),
@@ -153,6 +153,7 @@ public enum ReportBuilder {
             trigger: outcome.trigger?.rawValue,
             reached: outcome.status == .pass || outcome.status == .fail ? outcome.reached.map(\.rawValue).sorted() : nil,
             wouldHaveChecked: outcome.wouldHaveChecked.isEmpty ? nil : outcome.wouldHaveChecked,
+            definition: spec.map(CaseDefinitionDigest.of),
             realTimeWaits: outcome.trace.realTimeWaits.isEmpty ? nil : outcome.trace.realTimeWaits.map {
                 RealTimeWaitReport(step: $0.step + 1, afterEvent: $0.afterEvent, seconds: $0.seconds)
             })

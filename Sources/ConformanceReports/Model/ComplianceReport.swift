@@ -49,6 +49,12 @@ public struct SpecInfo: Sendable, Equatable, Codable {
     public var files: [SpecDigest.File]
     /// The optional capabilities the spec defines; each is a certification profile with core.
     public var capabilities: [CapabilityInfo]
+    /// The contract's version (`specVersion` in requirements.yaml, `MAJOR.MINOR`); nil in a report written
+    /// before specs had versions, which `diff` reads as an unknown version.
+    public var version: String? = nil
+
+    /// The version as the reports print it.
+    public var versionText: String { version ?? "unknown" }
 }
 
 public struct CapabilityInfo: Sendable, Equatable, Codable {
@@ -236,6 +242,9 @@ public struct CaseReport: Sendable, Equatable, Codable {
     public var reached: [String]? = nil
     /// For an inconclusive case: what its remaining `expect` steps would have checked.
     public var wouldHaveChecked: [String]? = nil
+    /// `sha256:` of what the case plays and checks (`CaseDefinitionDigest`): equal in two reports, the case
+    /// is the same, so a different status is the client's. Nil in reports written before it was recorded.
+    public var definition: String? = nil
 
     /// The ID as written in the spec: a trigger variant's (`base[expiry]`) without its trigger.
     public var baseID: String { id.firstIndex(of: "[").map { String(id[..<$0]) } ?? id }

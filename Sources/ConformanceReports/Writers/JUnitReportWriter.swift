@@ -162,6 +162,7 @@ public enum JUnitReportWriter {
         var list: [(String, String)] = [
             ("suite.version", report.suite.version),
             ("spec.digest", report.spec.digest),
+            ("spec.version", report.spec.versionText),
             ("adapter", report.adapter.description),
             ("adapter.capabilities", report.adapter.capabilities.joined(separator: ",")),
             ("seed", report.run.seed),

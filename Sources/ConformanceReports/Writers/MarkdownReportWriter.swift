@@ -120,7 +120,7 @@ public enum MarkdownReportWriter {
         out.append("| | |")
         out.append("| --- | --- |")
         out.append("| suite | session-conformance \(cell(report.suite.version)) |")
-        out.append("| spec | `\(report.spec.digest)` (\(report.spec.files.count) files) |")
+        out.append("| spec | version \(cell(report.spec.versionText)); `\(report.spec.digest)` (\(report.spec.files.count) files) |")
         out.append("| client | \(cell(client)); capabilities: \(cell(report.adapter.capabilities.joined(separator: ", ")))"
                    + " |")
         out.append("| adapter | `\(code(report.adapter.description))` |")

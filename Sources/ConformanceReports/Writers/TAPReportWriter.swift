@@ -17,7 +17,7 @@ public enum TAPReportWriter {
     public static func render(_ report: ComplianceReport) -> String {
         var lines = ["TAP version 13"]
         lines.append("1..\(report.requirements.count)")
-        lines.append("# session-conformance \(report.suite.version); spec \(report.spec.digest); seed \(report.run.seed)"
+        lines.append("# session-conformance \(report.suite.version); spec version \(report.spec.versionText) \(report.spec.digest); seed \(report.run.seed)"
                      + (report.run.world.map { "; world \($0)" } ?? ""))
         let client = report.adapter.implementation.map { "\($0.name) \($0.version)" } ?? report.adapter.description
         lines.append("# client: \(line(client)); capabilities: "

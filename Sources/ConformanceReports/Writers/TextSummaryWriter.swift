@@ -16,6 +16,7 @@ public enum TextSummaryWriter {
                          + "\(implementation.platform)); capabilities: \(capabilities)")
         }
         if let world = report.run.world { lines.append("world: \(world)") }
+        lines.append("spec version: \(report.spec.versionText) (CHANGELOG.md says what each version changed)")
         if let shard = report.run.shard { lines.append("shard \(shard): \(report.cases.count) cases") }
         if let failure = report.run.startupFailure {
             // One clear error: no case ran, so a list of untested requirements would only hide it.

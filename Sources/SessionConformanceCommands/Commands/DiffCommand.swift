@@ -1,6 +1,7 @@
 import ConformanceReports
 
-/// `session-conformance diff OLD.json NEW.json`: regressions, fixes and newly covered requirements.
+/// `session-conformance diff OLD.json NEW.json`: regressions, fixes and newly covered requirements; across spec
+/// versions, which worse verdicts the suite made.
 enum DiffCommand: Command {
     static let name = "diff"
     static let summary = "Compare two JSON reports: regressions, fixes, newly covered requirements."
@@ -13,6 +14,11 @@ enum DiffCommand: Command {
         before and are checked now; no-longer-covered ones the other way round. Changed certification
         verdicts and case statuses are listed too. Exits 1 when there is a regression: the CI gate for a team
         porting the design (compare a pull request's report with the main branch's).
+        Reports made under different spec versions (CHANGELOG.md) have each worse verdict attributed: to the
+        suite when it comes from a case that is new, removed or changed (its definition digest), or from a
+        requirement reworded or tightened, listed under 'suite changes' and not failing; to the client when the
+        case is defined alike in both. A report from before spec versions reads as version 'unknown', and its
+        changed verdicts count as regressions.
         """
     static let options: [OptionSpec] = []
 

@@ -1,3 +1,5 @@
+import Foundation
+import ConformanceReports
 import SpecModel
 
 /// The `session-conformance` command line: dispatches to a subcommand and maps errors to exit codes.
@@ -21,7 +23,7 @@ public enum SessionConformance {
         text += """
 
             Run 'session-conformance <command> --help' for a command's options.
-            --version prints the suite version.
+            --version prints the suite version and the spec version (CHANGELOG.md lists each spec version's changes).
 
             """
         return text + "\n" + exitCodeHelp
@@ -42,7 +44,7 @@ public enum SessionConformance {
             }
             return .success
         case "--version":
-            console.out("session-conformance \(version)\n")
+            console.out("session-conformance \(version), spec \(specVersion(specRoot: DefaultSpecRoot.path))\n")
             return .success
         default:
             break
@@ -69,6 +71,14 @@ public enum SessionConformance {
             console.err("error: \(error)\n")
             return .specOrUsageError
         }
+    }
+
+    /// The version of the spec `run` would use, for `--version`: `3.0`, or why there is none.
+    static func specVersion(specRoot: String) -> String {
+        let file = (specRoot as NSString).appendingPathComponent("requirements.yaml")
+        let result = SpecLoader.load(files: [file])
+        if let version = result.bundle.specVersion { return "\(version) (\(WorkingDirectory.relative(file)))" }
+        return "version unknown (\(WorkingDirectory.relative(file)) gives none; 'session-conformance lint' says why)"
     }
 
     static func lookup(_ name: String) -> (any Command.Type)? {

@@ -2,6 +2,7 @@ import SpecYAML
 
 extension SpecDecoder {
     mutating func requirementsCatalogue(_ top: inout MappingReader, file: String) -> RequirementsCatalogue {
+        let specVersion = top.required("specVersion").flatMap { self.specVersion($0) }
         let documentNodes = top.required("documents").flatMap { list($0, "documents") }
         let documents = track(.document, nodes: documentNodes,
                               decoded: documentNodes?.compactMap { sourceDocument($0) } ?? [])
@@ -12,7 +13,23 @@ extension SpecDecoder {
         let requirements = track(.requirement, nodes: requirementNodes,
                                  decoded: requirementNodes?.compactMap { requirement($0) } ?? [])
         return RequirementsCatalogue(
-            file: file, documents: documents, capabilities: capabilities, requirements: requirements)
+            file: file, specVersion: specVersion, documents: documents, capabilities: capabilities, requirements: requirements)
+    }
+
+    /// `specVersion: "MAJOR.MINOR"`, quoted: a plain `3.10` is the number 3.1 to YAML tools other than this one.
+    private mutating func specVersion(_ node: YAMLNode) -> Located<SpecVersion>? {
+        if let scalar = node.scalar, scalar.style == .plain, SpecVersion(scalar.text) != nil {
+            error("write the spec version quoted, as specVersion: \"\(scalar.text)\"; unquoted it is a number to YAML "
+                  + "(3.10 would read as 3.1)", at: node.location)
+            return nil
+        }
+        guard let text = string(node, "specVersion") else { return nil }
+        guard let version = SpecVersion(text.value) else {
+            error("specVersion '\(text.value)' is not MAJOR.MINOR (two whole numbers without leading zeros, for example "
+                  + "\"3.0\"); docs/spec-format.md says which changes raise which part", at: node.location)
+            return nil
+        }
+        return Located(version, at: node.location)
     }
 
     private mutating func sourceDocument(_ node: YAMLNode) -> SourceDocument? {

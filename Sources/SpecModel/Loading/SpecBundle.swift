@@ -28,5 +28,7 @@ public struct SpecBundle: Sendable {
     /// What the runner plays: every case, a case with `triggers` as one variant per trigger (`base[trigger]`).
     public var playableCases: [AcceptanceCase] { cases.flatMap(\.variants) }
     public var requirements: [Requirement] { catalogue?.requirements ?? [] }
+    /// The contract's version (`specVersion` in requirements.yaml).
+    public var specVersion: SpecVersion? { catalogue?.specVersion?.value }
     public var worlds: [WorldProfile] { worldFiles.map(\.profile) }
 }

@@ -65,7 +65,7 @@ public enum SpecFileDecoder {
 
     private static func topLevelKeys(_ kind: SpecFileKind) -> [String] {
         switch kind {
-        case .requirements: ["documents", "capabilities", "requirements"]
+        case .requirements: ["specVersion", "documents", "capabilities", "requirements"]
         case .stateMachine: ["initial", "states", "transitions"]
         case .cases: ["cases"]
         case .world: SpecDecoder.worldKeys

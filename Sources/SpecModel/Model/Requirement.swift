@@ -74,6 +74,8 @@ public struct Capability: Sendable, Identifiable {
 /// The contents of `requirements.yaml`.
 public struct RequirementsCatalogue: Sendable {
     public let file: String
+    /// `specVersion`: the contract's version; nil only when it was missing or malformed (an error).
+    public let specVersion: Located<SpecVersion>?
     public let documents: [SourceDocument]
     public let capabilities: [Capability]
     public let requirements: [Requirement]

@@ -47,7 +47,7 @@ public enum HTMLReportWriter {
         lines.append("<h1>\(escape(client))</h1>")
         let capabilities = report.adapter.capabilities.isEmpty ? "none" : report.adapter.capabilities.joined(separator: ", ")
         var facts = ["capabilities: \(escape(capabilities))", "seed \(escape(report.run.seed))",
-                     "spec <code>\(escape(String(report.spec.digest.prefix(19))))…</code>"]
+                     "spec \(escape(report.spec.versionText)) <code>\(escape(String(report.spec.digest.prefix(19))))…</code>"]
         if let world = report.run.world { facts.append("world \(escape(world))") }
         if let shard = report.run.shard { facts.append("shard \(shard)") }
         lines.append("<p class=\"facts\">\(facts.joined(separator: " · "))</p>")
@@ -244,6 +244,7 @@ public enum HTMLReportWriter {
     private static func run(_ report: ComplianceReport) -> [String] {
         var rows: [(String, String)] = [
             ("suite", "session-conformance \(escape(report.suite.version))"),
+            ("spec version", escape(report.spec.versionText)),
             ("spec digest", "<code>\(escape(report.spec.digest))</code> (\(report.spec.files.count) files)"),
             ("adapter", "<code>\(escape(report.adapter.description))</code>"),
         ]
