@@ -164,7 +164,7 @@ public enum TextSummaryWriter {
             ? (report.requirements.contains { $0.status == .known } ? "every MUST requirement passed or failed as expected"
                                                                     : "every MUST requirement passed")
             : "FAILED: " + (report.gate.reasons.first ?? "failed")
-                + (report.gate.reasons.count > 1 ? " (and \(report.gate.reasons.count - 1) more)" : "")
+                + GateReasonCounts.more(report.gate.reasons.dropFirst())
         return "requirements: \(requirements.joined(separator: ", ")); cases: \(cases.isEmpty ? "none" : cases.joined(separator: ", ")); "
             + "seed \(report.run.seed): \(verdict)"
     }

@@ -82,7 +82,7 @@ enum ExploreCommand: Command {
             explorer = try Explorer(machine: machine, launcher: launcher, world: world)
         } catch {
             console.err("explore: the client could not be started: \(error)\n")
-            return .conformanceFailure
+            return .adapterNotStarted
         }
         if let replay = settings.replay {
             return Self.replay(replay, explorer: explorer, console: console)

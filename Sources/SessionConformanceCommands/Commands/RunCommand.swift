@@ -175,7 +175,9 @@ enum RunCommand: Command {
             console.err("run: stopped by a signal after \(report.cases.count) cases; the run is incomplete\n")
             return interrupted
         }
-        return failedWrite ?? (report.gate.passed ? .success : .conformanceFailure)
+        if let failedWrite { return failedWrite }
+        if result.startupFailure != nil { return .adapterNotStarted }
+        return report.gate.passed ? .success : .conformanceFailure
     }
 
     /// The command that reruns a case: the options that choose the client, its timeout and the spec.
