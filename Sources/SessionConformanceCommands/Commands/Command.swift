@@ -16,10 +16,10 @@ extension Command {
         if !discussion.isEmpty { text += "\n\(discussion)\n" }
         text += "\nOPTIONS:\n"
         for option in options + [CommandLineParser.helpOption] {
-            let spelling: String
+            var spelling = option.short.map { "-\($0), " } ?? ""
             switch option.kind {
-            case .flag: spelling = "--\(option.name)"
-            case .value(let placeholder): spelling = "--\(option.name) \(placeholder)"
+            case .flag: spelling += "--\(option.name)"
+            case .value(let placeholder): spelling += "--\(option.name) \(placeholder)"
             }
             text += "  " + spelling.padding(toLength: max(24, spelling.count + 2), withPad: " ", startingAt: 0)
                 + option.help + "\n"

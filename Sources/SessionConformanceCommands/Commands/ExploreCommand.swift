@@ -72,7 +72,7 @@ enum ExploreCommand: Command {
             return .specOrUsageError
         }
         let world: WorldProfile?
-        do { world = try WorldArgument.option(arguments, bundle: lint.bundle, command: "explore", console: console) } catch {
+        do { world = try WorldArgument.option(arguments, bundle: lint.bundle, command: "explore", console: console) } catch is WorldArgument.Reported {
             return .specOrUsageError
         }
         let launcher = try given ?? makeLauncher(arguments, timeout: settings.timeout)

@@ -8,7 +8,7 @@ import SpecModel
 enum RunCommand: Command {
     static let name = "run"
     static let summary = "Run the acceptance cases against a client and report per requirement."
-    static let usage = "session-conformance run [--adapter COMMAND [--no-reset] [--loopback-port PORT]] [--connection in-process|process] [--case ID]... [--filter PATTERN]... [--requirement ID]... [--rerun-failed REPORT.json] [--seed N] [--timeout SECONDS] [--jobs N] [--report FORMAT[=PATH]]... [--expected-failures FILE] [--write-expected-failures FILE] [--shard I/N] [--world FILE|NAME]"
+    static let usage = "session-conformance run [--adapter COMMAND [--no-reset] [--loopback-port PORT]] [--connection in-process|process] [--case ID]... [-k|--filter PATTERN]... [--requirement ID]... [--rerun-failed REPORT.json] [--seed N] [--timeout SECONDS] [--jobs N] [--report FORMAT[=PATH]]... [--expected-failures FILE] [--write-expected-failures FILE] [--shard I/N] [--world FILE|NAME]"
     static let discussion = """
         Without --adapter, the built-in reference implementation (SessionKit) is certified, in-process by
         default or as its own process with --connection process. --adapter runs an external client: the
@@ -44,11 +44,16 @@ enum RunCommand: Command {
         A case's trace is kept whole in reports up to --trace-limit events (default 1000; 0: no limit); a
         longer one keeps its first and last 500 events and every event near the evidence.
 
-        Selecting cases: --case ID and --filter PATTERN ('*' matches any run of characters, anywhere:
-        '*refresh*'), --requirement ID (the cases that name it; 'session-conformance list requirements' shows
-        which), and --rerun-failed REPORT.json (the cases that failed, errored or were inconclusive in that
-        JSON report). Selectors of different kinds narrow each other. A selected run lists only the
-        requirements its cases cover and certifies nothing ('incomplete').
+        Selecting cases, as pytest does: -k PATTERN or --filter PATTERN plays the cases whose ID contains
+        PATTERN, ignoring case ('-k refresh'); a PATTERN with a '*' is a glob over the whole ID instead, also
+        ignoring case ('*' matches any run of characters, anywhere: 'launch-*', '*-401s'). --case ID plays
+        that case (a case with triggers: all its variants, or one as 'ID[trigger]'); an ID that names no
+        case is an error with the closest one. --requirement ID plays the cases that name it
+        ('session-conformance list requirements' shows which), and --rerun-failed REPORT.json the cases
+        that failed, errored or were inconclusive in that JSON report (all of them when its adapter could
+        not be started), with the report's adapter and world when no --adapter or --world is given.
+        --case and --filter add up; selectors of different kinds narrow each other. A selected run lists
+        only the requirements its cases cover and certifies nothing ('incomplete').
 
         Progress goes to stderr: a live line on a terminal, one line per case otherwise (status and wall
         time). Colours only on a terminal, and never when NO_COLOR is set. Paths inside the working directory
@@ -75,7 +80,8 @@ enum RunCommand: Command {
                    help: "For the reference: in-process (default) or process."),
         OptionSpec(name: "case", kind: .value(placeholder: "ID"), help: "Run only this case (repeatable)."),
         OptionSpec(name: "filter", kind: .value(placeholder: "PATTERN"),
-                   help: "Run only cases whose id matches; * matches anything, anywhere (repeatable)."),
+                   help: "Run only the cases whose ID contains PATTERN, ignoring case; with a *, a glob (repeatable).",
+                   short: "k"),
         OptionSpec(name: "requirement", kind: .value(placeholder: "ID"), help: "Run only the cases that name this requirement (repeatable)."),
         OptionSpec(name: "rerun-failed", kind: .value(placeholder: "REPORT.json"),
                    help: "Run only the cases that failed, errored or were inconclusive in this JSON report."),
@@ -127,7 +133,7 @@ enum RunCommand: Command {
         let launcher = try given ?? makeLauncher(arguments, timeout: timeout)
         guard let filters = try selection(arguments, bundle: lint.bundle, console: console) else { return .success }
         var options = RunOptions(seed: seed, jobs: jobs, filters: filters)
-        do { options.world = try WorldArgument.option(arguments, bundle: lint.bundle, command: "run", console: console) } catch {
+        do { options.world = try WorldArgument.option(arguments, bundle: lint.bundle, command: "run", console: console) } catch is WorldArgument.Reported {
             return .specOrUsageError
         }
         let runner = SuiteRunner(bundle: lint.bundle, launcher: launcher)

@@ -7,11 +7,13 @@ extension RunCommand {
     /// their exact IDs (so the report records what ran, and stays partial). Nil when nothing is left to
     /// rerun; that is said on the console.
     static func selection(_ arguments: ParsedArguments, bundle: SpecBundle, console: any Console) throws -> [String]? {
-        let globs = (arguments.values["case"] ?? []) + (arguments.values["filter"] ?? [])
+        let ids = try knownCases(arguments.values["case"] ?? [], in: bundle)
+        let filters = arguments.values["filter"] ?? []
+        let globs = ids + filters.map(CaseSelection.filterPattern)
         let requirements = try knownRequirements(arguments.values["requirement"] ?? [], in: bundle)
         var cases = select(bundle.playableCases, filters: globs, requirements: requirements)
         if !globs.isEmpty || !requirements.isEmpty, cases.isEmpty {
-            let selectors = globs.map { "'\($0)'" } + requirements.map { "requirement \($0)" }
+            let selectors = (ids + filters).map { "'\($0)'" } + requirements.map { "requirement \($0)" }
             throw UsageError("no case matches \(selectors.joined(separator: ", "))",
                              hint: "'session-conformance list' shows the cases and what they cover")
         }
@@ -34,6 +36,19 @@ extension RunCommand {
             (filters.isEmpty || filters.contains { CaseSelection.matches(pattern: $0, case: testCase) })
                 && (requirements.isEmpty || testCase.requirements.contains { requirements.contains($0.value) })
         }
+    }
+
+    /// The `--case` IDs (or globs), each checked to select a case; a near miss gets the closest ID.
+    static func knownCases(_ ids: [String], in bundle: SpecBundle) throws -> [String] {
+        let cases = bundle.playableCases
+        for id in ids where !cases.contains(where: { CaseSelection.matches(pattern: id, case: $0) }) {
+            var known: [String] = []
+            for testCase in cases where known.last != testCase.baseID { known += [testCase.baseID, testCase.id] }
+            let hint = Suggestion.closest(to: id, among: known).map { "did you mean '\($0)'?" }
+                ?? "'session-conformance list' shows the cases and what they cover"
+            throw UsageError("no case matches '\(id)'", hint: hint)
+        }
+        return ids
     }
 
     /// The requirement IDs, each checked against the spec.
