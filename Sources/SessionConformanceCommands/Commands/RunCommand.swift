@@ -8,7 +8,7 @@ import SpecModel
 enum RunCommand: Command {
     static let name = "run"
     static let summary = "Run the acceptance cases against a client and report per requirement."
-    static let usage = "session-conformance run [--adapter COMMAND [--no-reset] [--loopback-port PORT]] [--connection in-process|process] [--case ID]... [-k|--filter PATTERN]... [--requirement ID]... [--rerun-failed REPORT.json] [--seed N] [--timeout SECONDS] [--jobs N] [--report FORMAT[=PATH]]... [--expected-failures FILE] [--write-expected-failures FILE] [--shard I/N] [--world FILE|NAME]"
+    static let usage = "session-conformance run [--adapter COMMAND [--no-reset] [--loopback-port PORT]] [--connection in-process|process] [--case ID]... [-k|--filter PATTERN]... [--requirement ID]... [--rerun-failed REPORT.json [--override-report]] [--seed N] [--timeout SECONDS] [--jobs N] [--report FORMAT[=PATH]]... [--expected-failures FILE] [--write-expected-failures FILE] [--shard I/N] [--world FILE|NAME]"
     static let discussion = """
         Without --adapter, the built-in reference implementation (SessionKit) is certified, in-process by
         default or as its own process with --connection process. --adapter runs an external client: the
@@ -51,7 +51,9 @@ enum RunCommand: Command {
         case is an error with the closest one. --requirement ID plays the cases that name it
         ('session-conformance list requirements' shows which), and --rerun-failed REPORT.json the cases
         that failed, errored or were inconclusive in that JSON report (all of them when its adapter could
-        not be started), with the report's adapter and world when no --adapter or --world is given.
+        not be started), with the report's adapter, timeout and world when no --adapter or --world is
+        given; a given --adapter, --connection or --world that differs from the report's is a usage error
+        (exit 2) unless --override-report is given.
         --case and --filter add up; selectors of different kinds narrow each other. A selected run lists
         only the requirements its cases cover and certifies nothing ('incomplete').
 
@@ -84,7 +86,9 @@ enum RunCommand: Command {
                    short: "k"),
         OptionSpec(name: "requirement", kind: .value(placeholder: "ID"), help: "Run only the cases that name this requirement (repeatable)."),
         OptionSpec(name: "rerun-failed", kind: .value(placeholder: "REPORT.json"),
-                   help: "Run only the cases that failed, errored or were inconclusive in this JSON report."),
+                   help: "Run only the cases that failed, errored or were inconclusive in this JSON report, with its adapter and world."),
+        OptionSpec(name: RerunReport.overrideOption, kind: .flag,
+                   help: "With --rerun-failed: let a given --adapter, --connection or --world differ from the report's."),
         OptionSpec(name: "seed", kind: .value(placeholder: "N"), help: "The world's seed (default 1)."),
         OptionSpec(name: "timeout", kind: .value(placeholder: "SECONDS"),
                    help: "How long one step may take, however much the adapter sends, before the case errors (default 10)."),
@@ -118,11 +122,10 @@ enum RunCommand: Command {
         }
         let seed = try number(arguments, "seed", default: 1, as: UInt64.self)
         let jobs = try number(arguments, "jobs", default: 1, as: Int.self)
-        let timeout = try number(arguments, "timeout", default: 10, as: Int.self)
         let traceLimit = try number(arguments, "trace-limit", default: ReportContext.defaultTraceLimit, as: Int.self)
         guard traceLimit >= 0 else { throw UsageError("--trace-limit must be 0 (no limit) or more") }
         guard jobs >= 1 else { throw UsageError("--jobs must be at least 1") }
-        guard timeout >= 1 else { throw UsageError("--timeout must be at least 1 second") }
+        guard try number(arguments, "timeout", default: 10, as: Int.self) >= 1 else { throw UsageError("--timeout must be at least 1 second") }
         let specRoot = arguments.value("spec-root") ?? DefaultSpecRoot.path
         let lint = SpecLinter.lint(paths: [specRoot], specRoot: specRoot, checkedInvariants: Oracles.checkedInvariants)
         guard lint.errorCount == 0 else {
@@ -130,6 +133,8 @@ enum RunCommand: Command {
             console.err("run: the specs have \(lint.errorCount) error\(lint.errorCount == 1 ? "" : "s"); fix them first (session-conformance lint)\n")
             return .specOrUsageError
         }
+        let arguments = try RerunReport.apply(arguments, bundle: lint.bundle, console: console)
+        let timeout = try number(arguments, "timeout", default: 10, as: Int.self)
         let launcher = try given ?? makeLauncher(arguments, timeout: timeout)
         guard let filters = try selection(arguments, bundle: lint.bundle, console: console) else { return .success }
         var options = RunOptions(seed: seed, jobs: jobs, filters: filters)

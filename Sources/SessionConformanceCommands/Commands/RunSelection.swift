@@ -18,8 +18,10 @@ extension RunCommand {
                              hint: "'session-conformance list' shows the cases and what they cover")
         }
         if let path = arguments.value("rerun-failed") {
-            let failed = try failedCases(in: path)
-            cases = cases.filter { failed.contains($0.id) }
+            let report = try RerunReport.read(path: path)
+            // A report whose adapter could not be started ran nothing: every selected case is to run.
+            let failed = Set(report.cases.filter { [.fail, .error, .inconclusive].contains($0.status) }.map(\.id))
+            cases = cases.filter { report.run.startupFailure != nil || failed.contains($0.id) }
             guard !cases.isEmpty else {
                 console.err("run: nothing to rerun: no selected case failed, errored or was inconclusive in \(path)\n")
                 return nil
@@ -60,16 +62,5 @@ extension RunCommand {
             throw UsageError("no requirement '\(id)' in the spec", hint: hint)
         }
         return ids
-    }
-
-    /// The cases a JSON report says failed, errored or were inconclusive.
-    static func failedCases(in path: String) throws -> Set<String> {
-        let report: ComplianceReport
-        do {
-            report = try JSONReportWriter.read(path: path)
-        } catch {
-            throw UsageError("--rerun-failed needs a JSON report: \(error)", hint: "write one with --report json=PATH")
-        }
-        return Set(report.cases.filter { [.fail, .error, .inconclusive].contains($0.status) }.map(\.id))
     }
 }
