@@ -1,3 +1,8 @@
+import SpecModel
+
+/// `Plural.count(1, "case")` in every file of the module, whether or not it imports SpecModel.
+typealias Plural = SpecModel.Plural
+
 /// What the gate reasons after the first one are, counted by kind, for the summary line
 /// (`FAILED: REASON (and 32 more: 32 MUST requirements untested)`). The kinds are the reasons `deriveGate`
 /// writes; any other reason counts as "other reason".

@@ -16,7 +16,7 @@ public enum TextSummaryWriter {
                          + "\(implementation.platform)); capabilities: \(capabilities)")
         }
         if let world = report.run.world { lines.append("world: \(world)") }
-        if let shard = report.run.shard { lines.append("shard \(shard): \(report.cases.count) cases") }
+        if let shard = report.run.shard { lines.append("shard \(shard): \(Plural.count(report.cases.count, "case"))") }
         if let failure = report.run.startupFailure {
             // One clear error: no case ran, so a list of untested requirements would only hide it.
             lines.append("error: the adapter could not be started: \(failure.message)")

@@ -102,9 +102,9 @@ enum ExploreCommand: Command {
         if !result.failures.isEmpty {
             console.out(ExploreSummary.render(result, shrunk: shrunk, settings: settings))
         } else if let nothing = result.exploredNothingReason {
-            console.out("explore: \(result.runsDone) runs of seed \(settings.options.seed) explored nothing: \(nothing)\n")
+            console.out("explore: \(Plural.count(result.runsDone, "run")) of seed \(settings.options.seed) explored nothing: \(nothing)\n")
         } else {
-            console.out("explore: \(result.runsDone) runs of seed \(settings.options.seed), no failure\n")
+            console.out("explore: \(Plural.count(result.runsDone, "run")) of seed \(settings.options.seed), no failure\n")
         }
         if let failed = try writeReports(result, shrunk: shrunk, explorer: explorer, bundle: lint.bundle, settings: settings,
                                          started: started, console: console) {

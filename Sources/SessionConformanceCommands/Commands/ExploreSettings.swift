@@ -17,6 +17,8 @@ extension ExploreCommand {
         var variant: String?
         /// `--spec-root '...'` when not the default, or empty.
         var specRootOption = ""
+        /// How the executable was started.
+        var program = Invocation.standard
 
         init(_ arguments: ParsedArguments) throws {
             func whole<T: FixedWidthInteger>(_ name: String, _ fallback: T, atLeast minimum: T) throws -> T {
@@ -48,6 +50,7 @@ extension ExploreCommand {
                 }
                 replay = run
             }
+            program = arguments.program
             shrink = !arguments.flags.contains("no-shrink")
             shrinkDir = arguments.value("shrink-dir") ?? shrinkDir
             specRoot = arguments.value("spec-root") ?? specRoot
@@ -64,15 +67,15 @@ extension ExploreCommand {
 
         /// The command that replays run `run` exactly.
         func replayCommand(_ run: ExploreRunID) -> String {
-            WorkingDirectory.relativizing("session-conformance explore --replay \(run)" + adapterOptions
+            WorkingDirectory.relativizing("\(program) explore --replay \(run)" + adapterOptions
                                           + (variant.map { " --variant \($0)" } ?? "") + specRootOption)
         }
 
         /// The command that plays the shrunk cases: `run` for a client, `mutants` for a known-bad variant.
         var reproduceBase: String {
             let folder = "'" + WorkingDirectory.relative(shrinkDir) + "'"
-            if let variant { return "session-conformance mutants --variant \(variant) --spec-root \(folder)" }
-            return WorkingDirectory.relativizing("session-conformance run" + adapterOptions + " --spec-root \(folder)")
+            if let variant { return "\(program) mutants --variant \(variant) --spec-root \(folder)" }
+            return WorkingDirectory.relativizing("\(program) run" + adapterOptions + " --spec-root \(folder)")
         }
 
         func reproduceCommand(caseID: String) -> String {

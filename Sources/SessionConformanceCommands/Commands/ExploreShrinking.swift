@@ -54,7 +54,7 @@ struct ExploreShrinking {
                 if let shrunk = shrink(failure, id: id) {
                     done.withLock { $0[position] = shrunk }
                     console.err("explore: shrank \(failure.key) (run \(failure.run)) from \(shrunk.originalCount) to "
-                                + "\(shrunk.acceptanceCase.steps.count) steps: \(WorkingDirectory.relative(shrunk.path))\n")
+                                + "\(Plural.count(shrunk.acceptanceCase.steps.count, "step")): \(WorkingDirectory.relative(shrunk.path))\n")
                 } else {
                     console.err("explore: \(failure.key) (run \(failure.run)) did not fail again as case \(id); not shrunk\n")
                 }
@@ -116,7 +116,7 @@ struct ExploreProgress: Sendable {
 
     func finish(_ result: ExploreResult) {
         if console.isTerminal { console.err("\r\u{1B}[K") }
-        console.err("explore: \(result.runsDone) runs: \(result.passed) passed, \(result.failed) failed, "
+        console.err("explore: \(Plural.count(result.runsDone, "run")): \(result.passed) passed, \(result.failed) failed, "
                     + "\(result.inconclusive) inconclusive, \(result.errored) errored; \(result.failures.count) distinct failures\n")
     }
 }
@@ -125,14 +125,14 @@ struct ExploreProgress: Sendable {
 enum ExploreSummary {
     static func render(_ result: ExploreResult, shrunk: [ShrunkFailure], settings: ExploreCommand.Settings) -> String {
         var text = "explore: \(result.failures.count) distinct failure\(result.failures.count == 1 ? "" : "s") in "
-            + "\(result.runsDone) runs of seed \(settings.options.seed)\n"
+            + "\(Plural.count(result.runsDone, "run")) of seed \(settings.options.seed)\n"
         for failure in result.failures {
             text += "\nFAIL \(failure.key)\n  first run: \(failure.run.run)\n  replay:    \(settings.replayCommand(failure.run))\n"
             if let message = failure.outcome.findings.first(where: { $0.check == failure.key.check })?.message ?? failure.outcome.reason {
                 text += "  finding:   \(message)\n"
             }
             if let done = shrunk.first(where: { $0.key == failure.key && $0.run == failure.run }) {
-                text += "  shrunk:    \(WorkingDirectory.relative(done.path)) (\(done.acceptanceCase.steps.count) of \(done.originalCount) steps)\n"
+                text += "  shrunk:    \(WorkingDirectory.relative(done.path)) (\(done.acceptanceCase.steps.count) of \(Plural.count(done.originalCount, "step")))\n"
                 text += "  run it:    \(settings.reproduceCommand(caseID: done.acceptanceCase.id))\n"
             }
         }

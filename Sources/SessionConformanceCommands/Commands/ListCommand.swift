@@ -57,9 +57,10 @@ enum ListCommand: Command {
 
     static func caseLines(_ bundle: SpecBundle, filters: [String], requirements: [String], specRoot: String) -> [String] {
         let cases = RunCommand.select(bundle.playableCases, filters: filters, requirements: requirements)
-        let width = min(56, (cases.map(\.id.count).max() ?? 0) + 2)
+        // The file column starts after the longest ID, so every line keeps its columns.
+        let width = (cases.map(\.id.count).max() ?? 0) + 2
         return cases.map { testCase in
-            testCase.id.padding(toLength: max(width, testCase.id.count + 1), withPad: " ", startingAt: 0)
+            testCase.id.padding(toLength: width, withPad: " ", startingAt: 0)
                 + WorkingDirectory.relative(testCase.file) + "  " + testCase.requirements.map(\.value).joined(separator: ", ")
         }
     }

@@ -59,7 +59,8 @@ enum RunCommand: Command {
 
         Progress goes to stderr: a live line on a terminal, one line per case otherwise (status and wall
         time). Colours only on a terminal, and never when NO_COLOR is set. Paths inside the working directory
-        are written relative to it in reproduce lines and reports.
+        are written relative to it in reproduce lines and reports, which start with the program as it was
+        started ('session-conformance' from PATH, else its path, such as .build/debug/session-conformance).
 
         --world FILE|NAME sets the world profile: the endpoints' paths, bodies and field names, and the
         token lifetime, rotation and reuse interval every case starts with (a case's 'configure' step still
@@ -183,7 +184,7 @@ enum RunCommand: Command {
         let failedWrite = try writeReports(report, requests, console: console)
             ?? writeExpectedFailures(report, arguments, console: console)
         if let interrupted = signals.exitCode {
-            console.err("run: stopped by a signal after \(report.cases.count) cases; the run is incomplete\n")
+            console.err("run: stopped by a signal after \(Plural.count(report.cases.count, "case")); the run is incomplete\n")
             return interrupted
         }
         if let failedWrite { return failedWrite }
@@ -193,7 +194,7 @@ enum RunCommand: Command {
 
     /// The command that reruns a case: the options that choose the client, its timeout and the spec.
     static func reproduceCommand(_ arguments: ParsedArguments) -> String {
-        var command = "session-conformance run"
+        var command = arguments.program + " run"
         if let adapter = arguments.value("adapter") {
             command += " --adapter " + ShellWord.quoted(adapter)
         }

@@ -21,6 +21,8 @@ struct ParsedArguments: Sendable {
     var flags: Set<String> = []
     var values: [String: [String]] = [:]
     var positionals: [String] = []
+    /// How the executable was started, for the commands the suite prints to be run again.
+    var program = Invocation.standard
 
     func value(_ name: String) -> String? { values[name]?.last }
 }
