@@ -15,7 +15,8 @@ swift build --product session-conformance ${SWIFT_BUILD_ARGS:-}
 binary="$(swift build --show-bin-path ${SWIFT_BUILD_ARGS:-})/session-conformance"
 
 status=0
-"$binary" run \
+# Through PATH, so the reports' reproduce commands say 'session-conformance', not the build folder.
+PATH="$(dirname "$binary"):$PATH" session-conformance run \
     --report json=Reports/reference.json \
     --report junit=Reports/reference.junit.xml \
     --report markdown=Reports/reference.md \

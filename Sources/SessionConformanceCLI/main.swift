@@ -9,5 +9,6 @@ struct ProcessConsole: Console {
 }
 
 SessionConformance.trackAdapterDescendants()
-let code = SessionConformance.main(arguments: Array(CommandLine.arguments.dropFirst()), console: ProcessConsole())
+let code = SessionConformance.main(arguments: Array(CommandLine.arguments.dropFirst()), console: ProcessConsole(),
+                                   program: SessionConformance.programName(argv0: CommandLine.arguments.first ?? ""))
 exit(code.rawValue)

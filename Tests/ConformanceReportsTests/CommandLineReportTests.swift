@@ -46,7 +46,7 @@ struct CommandLineReportTests {
         try FileManager.default.copyItem(atPath: Paths.specs, toPath: specs)
         let (code, _) = cli("run", "--spec-root", specs, "--adapter", "echo 'it's gone' >&2; exit 3", "--timeout", "5",
                             "--report", "json=\(json)")
-        #expect(code == .conformanceFailure)
+        #expect(code == .adapterNotStarted)
         let report = try JSONReportWriter.read(path: json)
         #expect(report.run.command == #"session-conformance run --adapter 'echo '\''it'\''s gone'\'' >&2; exit 3' --timeout 5 --spec-root '"#
                 + specs + "'")

@@ -126,7 +126,7 @@ struct InconclusiveReportTests {
     func wouldHaveChecked() throws {
         var (report, caseID, _) = try Self.inconclusive()
         let index = try #require(report.cases.firstIndex { $0.id == caseID })
-        let checks = ["step 9 (line 40): REFRESH-SINGLE-FLIGHT: requests, results", "step 11 (line 44): SIGNIN-PROMPT-ONCE: prompts"]
+        let checks = ["step 9 (Specs/cases/refresh.yaml:40): REFRESH-SINGLE-FLIGHT: requests, results", "step 11 (Specs/cases/refresh.yaml:44): SIGNIN-PROMPT-ONCE: prompts"]
         report.cases[index].wouldHaveChecked = checks
         #expect(TextSummaryWriter.render(report).contains(
             "INCONCLUSIVE case \(caseID): \(Self.reason) (it charges nothing and passes nothing)\n  it would have checked: "

@@ -55,7 +55,7 @@ struct AttributionTests {
     func unmetRequireIsInconclusive() throws {
         let (outcome, _) = try Harness.runOne(Self.unmetPrecondition)
         #expect(outcome.status == .inconclusive, "\(Harness.describe(outcome.findings))")
-        #expect(outcome.reason == "precondition of step 2 (line 9) did not hold: expected state 'authenticated', the client is in 'signedOut'")
+        #expect(outcome.reason == "precondition of step 2 (inline-cases.yaml:9) did not hold: expected state 'authenticated', the client is in 'signedOut'")
         #expect(outcome.findings.isEmpty, "\(Harness.describe(outcome.findings))")
         #expect(!TraceIndex(outcome.trace).exchanges.contains { $0.request.path == "/auth/login" },
                 "the steps after the precondition must not run")
@@ -90,7 +90,7 @@ struct AttributionTests {
     func requireAfterFailedExpect() throws {
         let (outcome, result) = try Harness.runOne(Self.requireAfterFailedExpect)
         #expect(outcome.status == .fail)
-        #expect(outcome.reason == "precondition of step 5 (line 12) did not hold: expected state 'authenticated', the client is in 'signedOut'")
+        #expect(outcome.reason == "precondition of step 5 (inline-cases.yaml:12) did not hold: expected state 'authenticated', the client is in 'signedOut'")
         #expect(outcome.findings.map(\.requirements) == [["SIGNIN-NEW-GENERATION"]], "\(Harness.describe(outcome.findings))")
         #expect(outcome.findings.first?.message == "expected state 'signedOut', the client is in 'authenticated'")
         #expect(outcome.requirements == ["SIGNIN-NEW-GENERATION"])

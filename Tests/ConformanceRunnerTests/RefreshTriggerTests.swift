@@ -101,7 +101,7 @@ struct RefreshTriggerTests {
     func declaredButNotHonoured() throws {
         let result = try Harness.run(Self.killedDuringRefresh, .init(defects: [.ignores401], refreshTriggers: ["unauthorized", "expiry"]))
         #expect(result.outcomes.map(\.status) == [.inconclusive, .inconclusive])
-        #expect(result.outcomes[0].wouldHaveChecked == ["step 11 (line 20): PROCESS-DEATH-SAFE: state, prompts"])
+        #expect(result.outcomes[0].wouldHaveChecked == ["step 11 (inline-cases.yaml:20): PROCESS-DEATH-SAFE: state, prompts"])
     }
 
     @Test("a requirement whose cases pass without reaching its behaviour is untested, naming what was not reached")

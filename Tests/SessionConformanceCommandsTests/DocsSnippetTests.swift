@@ -174,6 +174,10 @@ struct DocsSnippetTests {
         }
         let failing = try step(["ADAPTER": Self.defectiveAdapter])
         #expect(failing["exit-code"] == "1")
+        #expect(failing["outcome"] == "not-conformant")
+        let broken = try step(["ADAPTER": "exit 4", "REPORTS": "broken"])
+        #expect(broken["exit-code"] == "3")
+        #expect(broken["outcome"] == "adapter-not-started")
         #expect(failing["markdown"] == "conformance-report/report.md")
         #expect(Self.exists("conformance-report/badge.svg", in: directory))
         for index in 1...2 {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The GitHub Action's run step (action.yml): runs the suite (or one shard, or merges shards) and writes
-# the reports. It never fails the step itself: it records the exit code for the last step, so the reports
-# are uploaded and commented first.
+# the reports. It never fails the step itself: it records the exit code and its meaning (outcome) for the
+# last step, so the reports are uploaded and commented first.
 # Inputs (environment): ADAPTER, REPORTS (folder), EXPECTED_FAILURES (file, optional), WORLD (a profile
 # name or file, optional), SHARD (I/N,
 # optional), MERGE (a glob of shard JSON reports, optional: merge instead of run), GITHUB_OUTPUT.
@@ -33,6 +33,18 @@ else
     status=$?
 fi
 echo "exit-code=$status" >> "${GITHUB_OUTPUT:-/dev/null}"
+# The exit code's meaning (README, "Exit codes"): a broken job (2, 3) is told from a broken client (1).
+case "$status" in
+    0) outcome=conformant ;;
+    1) outcome=not-conformant ;;
+    2) outcome=usage-or-spec-error
+       echo "::error title=session-conformance: usage or spec error (exit 2)::the job's inputs or the specs are wrong, not the client; see the log above" ;;
+    3) outcome=adapter-not-started
+       echo "::error title=session-conformance: the adapter could not be started (exit 3)::the adapter command failed before its 'hello' (not found, not executable, crashed, or no protocol); no case ran" ;;
+    130|143) outcome=interrupted ;;
+    *) outcome=unknown ;;
+esac
+echo "outcome=$outcome" >> "${GITHUB_OUTPUT:-/dev/null}"
 artifact="conformance-report"
 [ -n "${SHARD:-}" ] && [ -z "${MERGE:-}" ] && artifact="conformance-shard-${SHARD%%/*}"
 echo "artifact=$artifact" >> "${GITHUB_OUTPUT:-/dev/null}"

@@ -250,11 +250,11 @@ public enum TraceExcerpt {
         var lines: [String] = []
         var previous = 0
         for line in testCase.trace {
-            if line.number != previous + 1 { lines.append("   ... \(line.number - previous - 1) events not in the report") }
+            if line.number != previous + 1 { lines.append("   ... \(Plural.count(line.number - previous - 1, "event")) not in the report") }
             lines.append(line.text)
             previous = line.number
         }
-        if previous < testCase.traceEvents { lines.append("   ... \(testCase.traceEvents - previous) events not in the report") }
+        if previous < testCase.traceEvents { lines.append("   ... \(Plural.count(testCase.traceEvents - previous, "event")) not in the report") }
         return lines
     }
 }

@@ -17,7 +17,7 @@ public enum TextSummaryWriter {
         }
         if let world = report.run.world { lines.append("world: \(world)") }
         lines.append("spec version: \(report.spec.versionText) (CHANGELOG.md says what each version changed)")
-        if let shard = report.run.shard { lines.append("shard \(shard): \(report.cases.count) cases") }
+        if let shard = report.run.shard { lines.append("shard \(shard): \(Plural.count(report.cases.count, "case"))") }
         if let failure = report.run.startupFailure {
             // One clear error: no case ran, so a list of untested requirements would only hide it.
             lines.append("error: the adapter could not be started: \(failure.message)")
@@ -165,7 +165,7 @@ public enum TextSummaryWriter {
             ? (report.requirements.contains { $0.status == .known } ? "every MUST requirement passed or failed as expected"
                                                                     : "every MUST requirement passed")
             : "FAILED: " + (report.gate.reasons.first ?? "failed")
-                + (report.gate.reasons.count > 1 ? " (and \(report.gate.reasons.count - 1) more)" : "")
+                + GateReasonCounts.more(report.gate.reasons.dropFirst())
         return "requirements: \(requirements.joined(separator: ", ")); cases: \(cases.isEmpty ? "none" : cases.joined(separator: ", ")); "
             + "seed \(report.run.seed): \(verdict)"
     }

@@ -54,7 +54,7 @@ struct CaseExecutor {
                     let check = ExpectationCheck(expectation: expectation, driver: driver, machine: machine, since: since, stepIndex: index)
                     groupEnd = driver.trace.events.count
                     if case .require = step.action, let unmet = check.problems().first {
-                        return stop("precondition of step \(index + 1) (line \(step.location.line)) did not hold: \(unmet.message)")
+                        return stop("precondition of step \(index + 1) (\(step.location.file):\(step.location.line)) did not hold: \(unmet.message)")
                     }
                     if case .expect(let expectation) = step.action {
                         verified.formUnion(expectation.verifies.map(\.value))
@@ -91,12 +91,12 @@ struct CaseExecutor {
     }
 
     /// What the `expect` steps after `step` would have checked, for the report of an inconclusive case:
-    /// `step 9 (line 40): REFRESH-SINGLE-FLIGHT: requests, results`.
+    /// `step 9 (Specs/cases/refresh.yaml:40): REFRESH-SINGLE-FLIGHT: requests, results`.
     private func remainingChecks(after step: Int) -> [String] {
         acceptanceCase.steps.enumerated().dropFirst(step + 1).compactMap { index, caseStep in
             guard case .expect(let expectation) = caseStep.action else { return nil }
             let keys = caseStep.arguments.mapping?.map(\.key).filter { !["for", "under"].contains($0) } ?? []
-            return "step \(index + 1) (line \(caseStep.location.line)): "
+            return "step \(index + 1) (\(caseStep.location.file):\(caseStep.location.line)): "
                 + expectation.verifies.map(\.value).joined(separator: ", ") + ": " + keys.joined(separator: ", ")
         }
     }

@@ -40,16 +40,16 @@ struct ExpectationCheck {
             let ok = window.filter { $0.value.succeeded }
             let failed = window.filter { !$0.value.succeeded }
             if let expected = results.ok, ok.count != expected {
-                problems.append(("expected \(expected) successful results, got \(ok.count)", ok.map(\.event)))
+                problems.append(("expected \(Plural.count(expected, "successful result")), got \(ok.count)", ok.map(\.event)))
             }
             if let expected = results.failed, failed.count != expected {
-                problems.append(("expected \(expected) failed results, got \(failed.count)", failed.map(\.event)))
+                problems.append(("expected \(Plural.count(expected, "failed result")), got \(failed.count)", failed.map(\.event)))
             }
             for (code, expected) in results.codes.sorted(by: { $0.key < $1.key }) {
                 let matching = failed.filter { $0.value.error?.code == code }
                 if matching.count != expected {
                     let codes = failed.compactMap { $0.value.error?.code }.joined(separator: ", ")
-                    problems.append(("expected \(expected) results with error '\(code)', got \(matching.count) (errors: \(codes.isEmpty ? "none" : codes))",
+                    problems.append(("expected \(Plural.count(expected, "result")) with error '\(code)', got \(matching.count) (errors: \(codes.isEmpty ? "none" : codes))",
                                      failed.map(\.event)))
                 }
             }
@@ -57,24 +57,24 @@ struct ExpectationCheck {
         for request in expectation.requests {
             let matching = index.exchanges.filter { recent($0.event) && driver.world.matches(pattern: request.path, $0.request) }
             if let count = request.count, matching.count != count {
-                problems.append(("expected \(count) requests to \(request.path), got \(matching.count)", matching.map(\.event)))
+                problems.append(("expected \(Plural.count(count, "request")) to \(request.path), got \(matching.count)", matching.map(\.event)))
             }
             if let atLeast = request.atLeast, matching.count < atLeast {
-                problems.append(("expected at least \(atLeast) requests to \(request.path), got \(matching.count)",
+                problems.append(("expected at least \(Plural.count(atLeast, "request")) to \(request.path), got \(matching.count)",
                                  matching.map(\.event)))
             }
             if let atMost = request.atMost, matching.count > atMost {
-                problems.append(("expected at most \(atMost) requests to \(request.path), got \(matching.count)",
+                problems.append(("expected at most \(Plural.count(atMost, "request")) to \(request.path), got \(matching.count)",
                                  matching.map(\.event)))
             }
         }
         if let held = expectation.held, driver.heldCount != held {
-            problems.append(("expected \(held) held responses, the world holds \(driver.heldCount)", []))
+            problems.append(("expected \(Plural.count(held, "held response")), the world holds \(driver.heldCount)", []))
         }
         if let prompts = expectation.prompts {
             let shown = index.ui.filter { recent($0.event) && $0.value.kind == .signInPrompt }
             if shown.count != prompts {
-                problems.append(("expected \(prompts) sign-in prompts, got \(shown.count)", shown.map(\.event)))
+                problems.append(("expected \(Plural.count(prompts, "sign-in prompt")), got \(shown.count)", shown.map(\.event)))
             }
         }
         let contentShown = index.ui.filter { recent($0.event) && $0.value.kind == .content }

@@ -7,7 +7,7 @@ public enum ShrunkCase {
     public static func render(run: ExploreRunID, id: String, key: ExploreFailureKey, steps: [CaseStep], originalCount: Int,
                               minimal: Bool = true, replay: String, reproduce: String) -> String {
         var lines = [
-            "# Found by session-conformance explore: run \(run.run) of seed \(run.seed), shrunk from \(originalCount) steps to \(steps.count)"
+            "# Found by session-conformance explore: run \(run.run) of seed \(run.seed), shrunk from \(Plural.count(originalCount, "step")) to \(steps.count)"
                 + (minimal ? "." : ", not minimal: shrinking stopped at the time budget."),
             "# It fails \(key.check) (\(key.requirements.isEmpty ? "no requirement: the run errored" : key.requirements.joined(separator: ", "))).",
             "# The world's seed derives from the run seed and the case ID: keep both to replay it exactly.",

@@ -3,9 +3,16 @@ import SpecModel
 
 /// Which cases a run plays: `--filter` globs, `--requirement` IDs, and the cases a previous report failed.
 public enum CaseSelection {
-    /// Whether a case ID matches a filter: `*` stands for any run of characters, anywhere in the pattern
-    /// (`*refresh*`, `launch-*`, `*-401s`); without `*` the ID must be equal.
+    /// The glob a `--filter` (or `-k`) text stands for: a text with a `*` is a glob as it is; any other text
+    /// matches anywhere in the ID (`refresh` is `*refresh*`), as pytest's `-k` does.
+    public static func filterPattern(_ text: String) -> String {
+        text.contains("*") ? text : "*" + text + "*"
+    }
+
+    /// Whether a case ID matches a filter, ignoring case: `*` stands for any run of characters, anywhere in
+    /// the pattern (`*refresh*`, `launch-*`, `*-401s`); without `*` the ID must be equal.
     public static func matches(pattern: String, id: String) -> Bool {
+        let pattern = pattern.lowercased(), id = id.lowercased()
         let parts = pattern.split(separator: "*", omittingEmptySubsequences: false).map(String.init)
         guard parts.count > 1 else { return pattern == id }
         guard id.hasPrefix(parts[0]), id.dropFirst(parts[0].count).hasSuffix(parts[parts.count - 1]) else { return false }

@@ -68,8 +68,8 @@ enum BenchCommand: Command {
         var lines = [
             "| measurement | median | best |",
             "| --- | --- | --- |",
-            row("full suite (\(caseCount) cases), in-process", inProcessTimes),
-            row("full suite (\(caseCount) cases), adapter process", processTimes),
+            row("full suite (\(Plural.count(caseCount, "case"))), in-process", inProcessTimes),
+            row("full suite (\(Plural.count(caseCount, "case"))), adapter process", processTimes),
         ]
         let ratio = median(processTimes) / max(median(inProcessTimes), 1e-9)
         for count in [1_000, 10_000] {

@@ -16,10 +16,10 @@ extension Command {
         if !discussion.isEmpty { text += "\n\(discussion)\n" }
         text += "\nOPTIONS:\n"
         for option in options + [CommandLineParser.helpOption] {
-            let spelling: String
+            var spelling = option.short.map { "-\($0), " } ?? ""
             switch option.kind {
-            case .flag: spelling = "--\(option.name)"
-            case .value(let placeholder): spelling = "--\(option.name) \(placeholder)"
+            case .flag: spelling += "--\(option.name)"
+            case .value(let placeholder): spelling += "--\(option.name) \(placeholder)"
             }
             text += "  " + spelling.padding(toLength: max(24, spelling.count + 2), withPad: " ", startingAt: 0)
                 + option.help + "\n"
@@ -35,6 +35,10 @@ let exitCodeHelp = """
          whatever --expected-failures says), a MUST is untested (no case, or only inconclusive ones), an
          expected failure now passes (unless --allow-unexpected-passes), or 'diff' found a regression
       2  spec or usage error: the specs have errors, or the command line was wrong
+      3  the adapter could not be started or spoke no protocol: its first launch, before any case, gave no
+         valid 'hello' (command not found, not executable, exited or crashed at start, no 'hello' within
+         --timeout, a first line that is not a protocol v1 'hello'); no case ran. A crash or protocol
+         error later, in a case, is that case's 'error' verdict: exit 1
       130, 143  'run' was stopped by SIGINT or SIGTERM; the reports written are marked incomplete
 
     """

@@ -44,7 +44,7 @@ enum ExploreBench {
         var lines = [
             "| measurement | median | best |",
             "| --- | --- | --- |",
-            BenchCommand.row("explore, \(runs) runs, \(jobs) jobs, in-process", seconds),
+            BenchCommand.row("explore, \(Plural.count(runs, "run")), \(Plural.count(jobs, "job")), in-process", seconds),
             String(format: "| explore runs per minute (wall) | %.0f | %.0f |", BenchCommand.median(rates), rates.max() ?? 0),
             String(format: "| explore runs per minute (CPU time, x%d jobs) | %.0f | %.0f |", jobs,
                    BenchCommand.median(cpuRates), cpuRates.max() ?? 0),

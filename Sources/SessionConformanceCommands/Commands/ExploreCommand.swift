@@ -75,7 +75,7 @@ enum ExploreCommand: Command {
             return .specOrUsageError
         }
         let world: WorldProfile?
-        do { world = try WorldArgument.option(arguments, bundle: lint.bundle, command: "explore", console: console) } catch {
+        do { world = try WorldArgument.option(arguments, bundle: lint.bundle, command: "explore", console: console) } catch is WorldArgument.Reported {
             return .specOrUsageError
         }
         settings.worldName = world?.name
@@ -86,7 +86,7 @@ enum ExploreCommand: Command {
             explorer = try Explorer(machine: machine, launcher: launcher, world: world)
         } catch {
             console.err("explore: the client could not be started: \(error)\n")
-            return .conformanceFailure
+            return .adapterNotStarted
         }
         if let replay = settings.replay {
             return Self.replay(replay, explorer: explorer, console: console)
@@ -112,9 +112,9 @@ enum ExploreCommand: Command {
         if !result.failures.isEmpty {
             console.out(ExploreSummary.render(result, shrinking: shrinkOutcome, settings: settings))
         } else if let nothing = result.exploredNothingReason {
-            console.out("explore: \(result.runsDone) runs of seed \(settings.options.seed) explored nothing: \(nothing)\n")
+            console.out("explore: \(Plural.count(result.runsDone, "run")) of seed \(settings.options.seed) explored nothing: \(nothing)\n")
         } else {
-            console.out("explore: \(result.runsDone) runs of seed \(settings.options.seed), no failure\n")
+            console.out("explore: \(Plural.count(result.runsDone, "run")) of seed \(settings.options.seed), no failure\n")
         }
         console.out(ExploreSummary.coverage(result))
         if let failed = try writeReports(result, shrunk: shrunk, explorer: explorer, bundle: lint.bundle, settings: settings,

@@ -32,6 +32,8 @@ extension ExploreCommand {
         var variant: String?
         /// `--spec-root '...'` when not the default, or empty.
         var specRootOption = ""
+        /// How the executable was started.
+        var program = Invocation.standard
 
         init(_ arguments: ParsedArguments) throws {
             func whole<T: FixedWidthInteger>(_ name: String, _ fallback: T, atLeast minimum: T) throws -> T {
@@ -64,6 +66,7 @@ extension ExploreCommand {
                 }
                 replay = run
             }
+            program = arguments.program
             shrink = !arguments.flags.contains("no-shrink")
             shrinkDir = arguments.value("shrink-dir") ?? shrinkDir
             specRoot = arguments.value("spec-root") ?? specRoot
@@ -85,7 +88,7 @@ extension ExploreCommand {
 
         /// The command that replays run `run` exactly.
         func replayCommand(_ run: ExploreRunID) -> String {
-            WorkingDirectory.relativizing("session-conformance explore --replay \(run)" + adapterOptions
+            WorkingDirectory.relativizing("\(program) explore --replay \(run)" + adapterOptions
                                           + (variant.map { " --variant \($0)" } ?? "") + specRootOption)
         }
 
@@ -94,8 +97,8 @@ extension ExploreCommand {
         var reproduceBase: String {
             let folder = "'" + WorkingDirectory.relative(shrinkDir) + "'"
             let world = worldName.map { " --world " + ShellWord.word($0) } ?? ""
-            if let variant { return "session-conformance mutants --variant \(variant)\(world) --spec-root \(folder)" }
-            return WorkingDirectory.relativizing("session-conformance run" + clientOptions + world + " --spec-root \(folder)")
+            if let variant { return "\(program) mutants --variant \(variant)\(world) --spec-root \(folder)" }
+            return WorkingDirectory.relativizing("\(program) run" + clientOptions + world + " --spec-root \(folder)")
         }
 
         func reproduceCommand(caseID: String) -> String {

@@ -80,7 +80,7 @@ struct ExploreShrinking {
                 if let shrunk = shrink(failure, id: id) {
                     done.withLock { $0[position] = shrunk }
                     console.err("explore: shrank \(failure.key) (run \(failure.run)) from \(shrunk.originalCount) to "
-                                + "\(shrunk.acceptanceCase.steps.count) steps\(shrunk.minimal ? "" : " (not minimal: the time budget ran out)"): "
+                                + "\(Plural.count(shrunk.acceptanceCase.steps.count, "step"))\(shrunk.minimal ? "" : " (not minimal: the time budget ran out)"): "
                                 + "\(WorkingDirectory.relative(shrunk.path))\n")
                 } else {
                     console.err("explore: \(failure.key) (run \(failure.run)) did not fail again as case \(id); not shrunk\n")
@@ -157,7 +157,7 @@ struct ExploreProgress: Sendable {
 
     func finish(_ result: ExploreResult) {
         if console.isTerminal { console.err("\r\u{1B}[K") }
-        console.err("explore: \(result.runsDone) runs: \(result.passed) passed, \(result.failed) failed, "
+        console.err("explore: \(Plural.count(result.runsDone, "run")): \(result.passed) passed, \(result.failed) failed, "
                     + "\(result.inconclusive) inconclusive, \(result.errored) errored; \(result.failures.count) distinct failures\n")
     }
 }
@@ -180,7 +180,7 @@ enum ExploreSummary {
 
     static func render(_ result: ExploreResult, shrinking: ExploreShrinking.Outcome, settings: ExploreCommand.Settings) -> String {
         var text = "explore: \(result.failures.count) distinct failure\(result.failures.count == 1 ? "" : "s") in "
-            + "\(result.runsDone) runs of seed \(settings.options.seed)\n"
+            + "\(Plural.count(result.runsDone, "run")) of seed \(settings.options.seed)\n"
         for failure in result.failures {
             text += "\nFAIL \(failure.key)\n  first run: \(failure.run.run)\n  replay:    \(settings.replayCommand(failure.run))\n"
             if let message = failure.outcome.findings.first(where: { $0.check == failure.key.check })?.message ?? failure.outcome.reason {
@@ -190,7 +190,7 @@ enum ExploreSummary {
                 text += "  shrunk:    no (the time budget ran out first; the replay command plays the run)\n"
             }
             if let done = shrinking.shrunk(failure) {
-                text += "  shrunk:    \(WorkingDirectory.relative(done.path)) (\(done.acceptanceCase.steps.count) of \(done.originalCount) steps"
+                text += "  shrunk:    \(WorkingDirectory.relative(done.path)) (\(done.acceptanceCase.steps.count) of \(Plural.count(done.originalCount, "step"))"
                     + (done.minimal ? ")\n" : "; not minimal: the time budget ran out)\n")
                 text += "  run it:    \(settings.reproduceCommand(caseID: done.acceptanceCase.id))\n"
             }

@@ -7,19 +7,22 @@ import SpecModel
 enum ListCommand: Command {
     static let name = "list"
     static let summary = "List the cases or the requirements, and what covers what."
-    static let usage = "session-conformance list [cases|requirements] [--filter PATTERN]... [--requirement ID]... [--spec-root DIR]"
+    static let usage = "session-conformance list [cases|requirements] [-k|--filter PATTERN]... [--requirement ID]... [--spec-root DIR]"
     static let discussion = """
         'list cases' (the default) prints one line per case: its ID, its file and the requirements it names,
         in the order 'run' plays them. 'list requirements' prints one line per requirement (level, ID, title)
         with the cases that name it and the oracles that check it on every trace; a testable requirement
         with neither is marked 'no case covers it yet'.
 
-        --filter PATTERN keeps the IDs that match it (case IDs for cases, requirement IDs for requirements);
-        '*' matches any run of characters, anywhere: '*refresh*'. --requirement ID keeps the cases that name
-        the requirement, or that requirement alone. The same selectors work on 'run'.
+        --filter PATTERN (or -k PATTERN) keeps the IDs that contain it, ignoring case (case IDs for cases,
+        requirement IDs for requirements): '-k refresh'. A PATTERN with a '*' is a glob over the whole ID
+        instead, also ignoring case: '*' matches any run of characters, anywhere ('launch-*'). --requirement
+        ID keeps the cases that name the requirement, or that requirement alone. The same selectors work on
+        'run'.
         """
     static let options = [
-        OptionSpec(name: "filter", kind: .value(placeholder: "PATTERN"), help: "Keep the IDs that match; * matches anything (repeatable)."),
+        OptionSpec(name: "filter", kind: .value(placeholder: "PATTERN"),
+                   help: "Keep the IDs that contain PATTERN, ignoring case; with a *, the IDs it matches as a glob (repeatable).", short: "k"),
         OptionSpec(name: "requirement", kind: .value(placeholder: "ID"), help: "Keep what covers this requirement (repeatable)."),
         OptionSpec(name: "spec-root", kind: .value(placeholder: "DIR"), help: "The spec folder (default Specs)."),
     ]
@@ -40,7 +43,7 @@ enum ListCommand: Command {
             console.err("list: the specs have \(lint.errorCount) error\(lint.errorCount == 1 ? "" : "s"); fix them first (session-conformance lint)\n")
             return .specOrUsageError
         }
-        let filters = arguments.values["filter"] ?? []
+        let filters = (arguments.values["filter"] ?? []).map(CaseSelection.filterPattern)
         let requirements = try RunCommand.knownRequirements(arguments.values["requirement"] ?? [], in: lint.bundle)
         let lines = what == "cases"
             ? caseLines(lint.bundle, filters: filters, requirements: requirements, specRoot: specRoot)
@@ -54,9 +57,10 @@ enum ListCommand: Command {
 
     static func caseLines(_ bundle: SpecBundle, filters: [String], requirements: [String], specRoot: String) -> [String] {
         let cases = RunCommand.select(bundle.playableCases, filters: filters, requirements: requirements)
-        let width = min(56, (cases.map(\.id.count).max() ?? 0) + 2)
+        // The file column starts after the longest ID, so every line keeps its columns.
+        let width = (cases.map(\.id.count).max() ?? 0) + 2
         return cases.map { testCase in
-            testCase.id.padding(toLength: max(width, testCase.id.count + 1), withPad: " ", startingAt: 0)
+            testCase.id.padding(toLength: width, withPad: " ", startingAt: 0)
                 + WorkingDirectory.relative(testCase.file) + "  " + testCase.requirements.map(\.value).joined(separator: ", ")
         }
     }

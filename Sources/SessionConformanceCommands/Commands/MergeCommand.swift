@@ -51,6 +51,7 @@ enum MergeCommand: Command {
         } else if let failure = try RunCommand.writeReports(merged, requests, console: console) {
             return failure
         }
+        if merged.run.startupFailure != nil { return .adapterNotStarted }
         return merged.gate.passed ? .success : .conformanceFailure
     }
 }

@@ -20,7 +20,7 @@ enum ResetBench {
                     let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
                     if let failure = result.startupFailure {
                         console.err("bench: \(adapter): \(failure.message)\n")
-                        return .conformanceFailure
+                        return .adapterNotStarted
                     }
                     if reuse { reused.append(seconds) } else { fresh.append(seconds) }
                     verdicts.append(Self.verdicts(result))

@@ -8,7 +8,7 @@ import SpecModel
 enum RunCommand: Command {
     static let name = "run"
     static let summary = "Run the acceptance cases against a client and report per requirement."
-    static let usage = "session-conformance run [--adapter COMMAND [--no-reset] [--loopback-port PORT]] [--connection in-process|process] [--case ID]... [--filter PATTERN]... [--requirement ID]... [--rerun-failed REPORT.json] [--seed N] [--timeout SECONDS] [--jobs N] [--report FORMAT[=PATH]]... [--expected-failures FILE] [--write-expected-failures FILE] [--shard I/N] [--world FILE|NAME]"
+    static let usage = "session-conformance run [--adapter COMMAND [--no-reset] [--loopback-port PORT]] [--connection in-process|process] [--case ID]... [-k|--filter PATTERN]... [--requirement ID]... [--rerun-failed REPORT.json [--override-report]] [--seed N] [--timeout SECONDS] [--jobs N] [--report FORMAT[=PATH]]... [--expected-failures FILE] [--write-expected-failures FILE] [--shard I/N] [--world FILE|NAME]"
     static let discussion = """
         Without --adapter, the built-in reference implementation (SessionKit) is certified, in-process by
         default or as its own process with --connection process. --adapter runs an external client: the
@@ -44,15 +44,23 @@ enum RunCommand: Command {
         A case's trace is kept whole in reports up to --trace-limit events (default 1000; 0: no limit); a
         longer one keeps its first and last 500 events and every event near the evidence.
 
-        Selecting cases: --case ID and --filter PATTERN ('*' matches any run of characters, anywhere:
-        '*refresh*'), --requirement ID (the cases that name it; 'session-conformance list requirements' shows
-        which), and --rerun-failed REPORT.json (the cases that failed, errored or were inconclusive in that
-        JSON report). Selectors of different kinds narrow each other. A selected run lists only the
-        requirements its cases cover and certifies nothing ('incomplete').
+        Selecting cases, as pytest does: -k PATTERN or --filter PATTERN plays the cases whose ID contains
+        PATTERN, ignoring case ('-k refresh'); a PATTERN with a '*' is a glob over the whole ID instead, also
+        ignoring case ('*' matches any run of characters, anywhere: 'launch-*', '*-401s'). --case ID plays
+        that case (a case with triggers: all its variants, or one as 'ID[trigger]'); an ID that names no
+        case is an error with the closest one. --requirement ID plays the cases that name it
+        ('session-conformance list requirements' shows which), and --rerun-failed REPORT.json the cases
+        that failed, errored or were inconclusive in that JSON report (all of them when its adapter could
+        not be started), with the report's adapter, timeout and world when no --adapter or --world is
+        given; a given --adapter, --connection or --world that differs from the report's is a usage error
+        (exit 2) unless --override-report is given.
+        --case and --filter add up; selectors of different kinds narrow each other. A selected run lists
+        only the requirements its cases cover and certifies nothing ('incomplete').
 
         Progress goes to stderr: a live line on a terminal, one line per case otherwise (status and wall
         time). Colours only on a terminal, and never when NO_COLOR is set. Paths inside the working directory
-        are written relative to it in reproduce lines and reports.
+        are written relative to it in reproduce lines and reports, which start with the program as it was
+        started ('session-conformance' from PATH, else its path, such as .build/debug/session-conformance).
 
         --world FILE|NAME sets the world profile: the endpoints' paths, bodies and field names, and the
         token lifetime, rotation and reuse interval every case starts with (a case's 'configure' step still
@@ -75,10 +83,13 @@ enum RunCommand: Command {
                    help: "For the reference: in-process (default) or process."),
         OptionSpec(name: "case", kind: .value(placeholder: "ID"), help: "Run only this case (repeatable)."),
         OptionSpec(name: "filter", kind: .value(placeholder: "PATTERN"),
-                   help: "Run only cases whose id matches; * matches anything, anywhere (repeatable)."),
+                   help: "Run only the cases whose ID contains PATTERN, ignoring case; with a *, a glob (repeatable).",
+                   short: "k"),
         OptionSpec(name: "requirement", kind: .value(placeholder: "ID"), help: "Run only the cases that name this requirement (repeatable)."),
         OptionSpec(name: "rerun-failed", kind: .value(placeholder: "REPORT.json"),
-                   help: "Run only the cases that failed, errored or were inconclusive in this JSON report."),
+                   help: "Run only the cases that failed, errored or were inconclusive in this JSON report, with its adapter and world."),
+        OptionSpec(name: RerunReport.overrideOption, kind: .flag,
+                   help: "With --rerun-failed: let a given --adapter, --connection or --world differ from the report's."),
         OptionSpec(name: "seed", kind: .value(placeholder: "N"), help: "The world's seed (default 1)."),
         OptionSpec(name: "timeout", kind: .value(placeholder: "SECONDS"),
                    help: "How long one step may take, however much the adapter sends, before the case errors (default 10)."),
@@ -112,11 +123,10 @@ enum RunCommand: Command {
         }
         let seed = try number(arguments, "seed", default: 1, as: UInt64.self)
         let jobs = try number(arguments, "jobs", default: 1, as: Int.self)
-        let timeout = try number(arguments, "timeout", default: 10, as: Int.self)
         let traceLimit = try number(arguments, "trace-limit", default: ReportContext.defaultTraceLimit, as: Int.self)
         guard traceLimit >= 0 else { throw UsageError("--trace-limit must be 0 (no limit) or more") }
         guard jobs >= 1 else { throw UsageError("--jobs must be at least 1") }
-        guard timeout >= 1 else { throw UsageError("--timeout must be at least 1 second") }
+        guard try number(arguments, "timeout", default: 10, as: Int.self) >= 1 else { throw UsageError("--timeout must be at least 1 second") }
         let specRoot = arguments.value("spec-root") ?? DefaultSpecRoot.path
         let lint = SpecLinter.lint(paths: [specRoot], specRoot: specRoot, checkedInvariants: Oracles.checkedInvariants)
         guard lint.errorCount == 0 else {
@@ -124,10 +134,12 @@ enum RunCommand: Command {
             console.err("run: the specs have \(lint.errorCount) error\(lint.errorCount == 1 ? "" : "s"); fix them first (session-conformance lint)\n")
             return .specOrUsageError
         }
+        let arguments = try RerunReport.apply(arguments, bundle: lint.bundle, console: console)
+        let timeout = try number(arguments, "timeout", default: 10, as: Int.self)
         let launcher = try given ?? makeLauncher(arguments, timeout: timeout)
         guard let filters = try selection(arguments, bundle: lint.bundle, console: console) else { return .success }
         var options = RunOptions(seed: seed, jobs: jobs, filters: filters)
-        do { options.world = try WorldArgument.option(arguments, bundle: lint.bundle, command: "run", console: console) } catch {
+        do { options.world = try WorldArgument.option(arguments, bundle: lint.bundle, command: "run", console: console) } catch is WorldArgument.Reported {
             return .specOrUsageError
         }
         let runner = SuiteRunner(bundle: lint.bundle, launcher: launcher)
@@ -172,15 +184,17 @@ enum RunCommand: Command {
         let failedWrite = try writeReports(report, requests, console: console)
             ?? writeExpectedFailures(report, arguments, console: console)
         if let interrupted = signals.exitCode {
-            console.err("run: stopped by a signal after \(report.cases.count) cases; the run is incomplete\n")
+            console.err("run: stopped by a signal after \(Plural.count(report.cases.count, "case")); the run is incomplete\n")
             return interrupted
         }
-        return failedWrite ?? (report.gate.passed ? .success : .conformanceFailure)
+        if let failedWrite { return failedWrite }
+        if result.startupFailure != nil { return .adapterNotStarted }
+        return report.gate.passed ? .success : .conformanceFailure
     }
 
     /// The command that reruns a case: the options that choose the client, its timeout and the spec.
     static func reproduceCommand(_ arguments: ParsedArguments) -> String {
-        var command = "session-conformance run"
+        var command = arguments.program + " run"
         if let adapter = arguments.value("adapter") {
             command += " --adapter " + ShellWord.quoted(adapter)
         }

@@ -7,17 +7,21 @@ extension RunCommand {
     /// their exact IDs (so the report records what ran, and stays partial). Nil when nothing is left to
     /// rerun; that is said on the console.
     static func selection(_ arguments: ParsedArguments, bundle: SpecBundle, console: any Console) throws -> [String]? {
-        let globs = (arguments.values["case"] ?? []) + (arguments.values["filter"] ?? [])
+        let ids = try knownCases(arguments.values["case"] ?? [], in: bundle)
+        let filters = arguments.values["filter"] ?? []
+        let globs = ids + filters.map(CaseSelection.filterPattern)
         let requirements = try knownRequirements(arguments.values["requirement"] ?? [], in: bundle)
         var cases = select(bundle.playableCases, filters: globs, requirements: requirements)
         if !globs.isEmpty || !requirements.isEmpty, cases.isEmpty {
-            let selectors = globs.map { "'\($0)'" } + requirements.map { "requirement \($0)" }
+            let selectors = (ids + filters).map { "'\($0)'" } + requirements.map { "requirement \($0)" }
             throw UsageError("no case matches \(selectors.joined(separator: ", "))",
                              hint: "'session-conformance list' shows the cases and what they cover")
         }
         if let path = arguments.value("rerun-failed") {
-            let failed = try failedCases(in: path)
-            cases = cases.filter { failed.contains($0.id) }
+            let report = try RerunReport.read(path: path)
+            // A report whose adapter could not be started ran nothing: every selected case is to run.
+            let failed = Set(report.cases.filter { [.fail, .error, .inconclusive].contains($0.status) }.map(\.id))
+            cases = cases.filter { report.run.startupFailure != nil || failed.contains($0.id) }
             guard !cases.isEmpty else {
                 console.err("run: nothing to rerun: no selected case failed, errored or was inconclusive in \(path)\n")
                 return nil
@@ -36,6 +40,19 @@ extension RunCommand {
         }
     }
 
+    /// The `--case` IDs (or globs), each checked to select a case; a near miss gets the closest ID.
+    static func knownCases(_ ids: [String], in bundle: SpecBundle) throws -> [String] {
+        let cases = bundle.playableCases
+        for id in ids where !cases.contains(where: { CaseSelection.matches(pattern: id, case: $0) }) {
+            var known: [String] = []
+            for testCase in cases where known.last != testCase.baseID { known += [testCase.baseID, testCase.id] }
+            let hint = Suggestion.closest(to: id, among: known).map { "did you mean '\($0)'?" }
+                ?? "'session-conformance list' shows the cases and what they cover"
+            throw UsageError("no case matches '\(id)'", hint: hint)
+        }
+        return ids
+    }
+
     /// The requirement IDs, each checked against the spec.
     static func knownRequirements(_ ids: [String], in bundle: SpecBundle) throws -> [String] {
         let known = bundle.requirements.map(\.id)
@@ -45,16 +62,5 @@ extension RunCommand {
             throw UsageError("no requirement '\(id)' in the spec", hint: hint)
         }
         return ids
-    }
-
-    /// The cases a JSON report says failed, errored or were inconclusive.
-    static func failedCases(in path: String) throws -> Set<String> {
-        let report: ComplianceReport
-        do {
-            report = try JSONReportWriter.read(path: path)
-        } catch {
-            throw UsageError("--rerun-failed needs a JSON report: \(error)", hint: "write one with --report json=PATH")
-        }
-        return Set(report.cases.filter { [.fail, .error, .inconclusive].contains($0.status) }.map(\.id))
     }
 }

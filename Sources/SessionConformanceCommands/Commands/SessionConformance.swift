@@ -29,8 +29,14 @@ public enum SessionConformance {
         return text + "\n" + exitCodeHelp
     }
 
-    /// Runs one command line (without the program name) and returns the exit code.
-    public static func main(arguments: [String], console: any Console) -> ExitCode {
+    /// How the executable was started, from `argv[0]`: the program name the printed commands use.
+    public static func programName(argv0: String, workingDirectory: String = FileManager.default.currentDirectoryPath) -> String {
+        Invocation.name(argv0: argv0, workingDirectory: workingDirectory)
+    }
+
+    /// Runs one command line (without the program name) and returns the exit code. `program` starts the
+    /// commands the suite prints to be run again (reproduce and replay lines).
+    public static func main(arguments: [String], console: any Console, program: String = "session-conformance") -> ExitCode {
         guard let first = arguments.first else {
             console.err(help)
             return .specOrUsageError
@@ -51,11 +57,12 @@ public enum SessionConformance {
         }
         guard let command = lookup(first) else {
             let hint = Suggestion.closest(to: first, among: commands.map { $0.name }).map { " (did you mean '\($0)'?)" } ?? ""
-            console.err("error: unknown command '\(first)'\(hint)\nRun 'session-conformance --help' for the commands.\n")
+            console.err("error: unknown command '\(first)'\(hint)\nRun '\(program) --help' for the commands.\n")
             return .specOrUsageError
         }
         do {
-            let parsed = try CommandLineParser.parse(Array(arguments.dropFirst()), options: command.options)
+            var parsed = try CommandLineParser.parse(Array(arguments.dropFirst()), options: command.options)
+            parsed.program = program
             if parsed.flags.contains("help") {
                 console.out(command.help)
                 return .success
@@ -64,7 +71,7 @@ public enum SessionConformance {
         } catch let error as UsageError {
             var text = "error: \(error.message)\n"
             if let hint = error.hint { text += "hint: \(hint)\n" }
-            text += "usage: \(command.usage)\nRun 'session-conformance \(command.name) --help' for more.\n"
+            text += "usage: \(command.usage)\nRun '\(program) \(command.name) --help' for more.\n"
             console.err(text)
             return .specOrUsageError
         } catch {

@@ -14,11 +14,18 @@ enum WorldArgument {
     /// A `--world` whose errors were printed already; the command ends with `.specOrUsageError`.
     struct Reported: Error {}
 
-    /// The profile `--world` names, or nil without the option. A profile that cannot be read is printed in
-    /// compiler form, followed by `<command>: the world profile X has errors`, and thrown as `Reported`.
+    /// The profile `--world` names, or nil without the option. A profile file that cannot be read is printed
+    /// in compiler form, followed by `<command>: the world profile X has errors`, and thrown as `Reported`;
+    /// a name that is neither a file nor one of the spec's worlds is a `UsageError` naming the closest.
     static func option(_ arguments: ParsedArguments, bundle: SpecBundle, command: String,
-                       console: any Console) throws(Reported) -> WorldProfile? {
+                       console: any Console) throws -> WorldProfile? {
         guard let text = arguments.value("world") else { return nil }
+        return try profile(text, bundle: bundle, command: command, console: console)
+    }
+
+    /// The profile `text` names, with `option`'s errors.
+    static func profile(_ text: String, bundle: SpecBundle, command: String, console: any Console) throws -> WorldProfile {
+        if let unknown = unknownName(text, bundle: bundle) { throw unknown }
         do {
             return try resolve(text, bundle: bundle)
         } catch {
@@ -26,6 +33,16 @@ enum WorldArgument {
             console.err("\(command): the world profile \(text) has errors\n")
             throw Reported()
         }
+    }
+
+    /// The usage error for a `--world` that is neither a file nor one of the spec's worlds; nil otherwise.
+    static func unknownName(_ text: String, bundle: SpecBundle) -> UsageError? {
+        guard !FileManager.default.fileExists(atPath: text), !bundle.worlds.contains(where: { $0.name == text }) else { return nil }
+        let names = bundle.worlds.map(\.name)
+        let hint = Suggestion.closest(to: text, among: names).map { "did you mean '\($0)'?" }
+            ?? "give a world profile file, or one of the spec's worlds"
+        return UsageError("no world profile '\(text)': not a file, and the spec's worlds are "
+                          + (names.isEmpty ? "none" : names.joined(separator: ", ")), hint: hint)
     }
 
     /// ` --world X` for a command that reproduces this one (relative to the working directory, quoted for a

@@ -12,6 +12,8 @@ struct OptionSpec: Sendable {
     let name: String
     let kind: Kind
     let help: String
+    /// A one-letter alias spelt with one dash (`-k EXPR` for `--filter EXPR`), or nil.
+    var short: Character? = nil
 }
 
 /// The parsed command line of one command.
@@ -19,11 +21,14 @@ struct ParsedArguments: Sendable {
     var flags: Set<String> = []
     var values: [String: [String]] = [:]
     var positionals: [String] = []
+    /// How the executable was started, for the commands the suite prints to be run again.
+    var program = Invocation.standard
 
     func value(_ name: String) -> String? { values[name]?.last }
 }
 
-/// A deliberately small parser: long options, `--name=value` or `--name value`, `--` ends options.
+/// A deliberately small parser: long options, `--name=value` or `--name value`, one-letter aliases
+/// (`-k value` or `-kvalue`), `--` ends options.
 enum CommandLineParser {
     static let helpOption = OptionSpec(name: "help", kind: .flag, help: "Show this help.")
 
@@ -47,15 +52,27 @@ enum CommandLineParser {
                 parsed.flags.insert("help")
                 continue
             }
-            guard argument.hasPrefix("--") else {
-                throw UsageError("unknown option '\(argument)'", hint: "options are spelt with two dashes, like --help")
-            }
-            let body = argument.dropFirst(2)
-            let name = String(body.prefix { $0 != "=" })
-            let inlineValue = body.contains("=") ? String(body.drop { $0 != "=" }.dropFirst()) : nil
-            guard let spec = all.first(where: { $0.name == name }) else {
-                let suggestion = Suggestion.closest(to: name, among: all.map(\.name))
-                throw UsageError("unknown option '--\(name)'", hint: suggestion.map { "did you mean '--\($0)'?" })
+            let spec: OptionSpec
+            let name: String
+            let inlineValue: String?
+            if argument.hasPrefix("--") {
+                let body = argument.dropFirst(2)
+                name = String(body.prefix { $0 != "=" })
+                inlineValue = body.contains("=") ? String(body.drop { $0 != "=" }.dropFirst()) : nil
+                guard let found = all.first(where: { $0.name == name }) else {
+                    let suggestion = Suggestion.closest(to: name, among: all.map(\.name))
+                    throw UsageError("unknown option '--\(name)'", hint: suggestion.map { "did you mean '--\($0)'?" })
+                }
+                spec = found
+            } else {
+                let letter = argument.dropFirst().first
+                guard let found = all.first(where: { $0.short != nil && $0.short == letter }) else {
+                    throw UsageError("unknown option '\(argument)'", hint: "options are spelt with two dashes, like --help")
+                }
+                spec = found
+                name = found.name
+                let rest = argument.dropFirst(2)
+                inlineValue = rest.isEmpty ? nil : String(rest)
             }
             switch spec.kind {
             case .flag:

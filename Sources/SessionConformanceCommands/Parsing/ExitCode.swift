@@ -1,4 +1,4 @@
-/// The process exit codes, documented in `--help` and the README.
+/// The process exit codes, documented in `--help`, the README and docs/ci.md.
 public enum ExitCode: Int32, Sendable {
     /// Everything checked passed.
     case success = 0
@@ -6,6 +6,11 @@ public enum ExitCode: Int32, Sendable {
     case conformanceFailure = 1
     /// The specs have errors, or the command line was wrong.
     case specOrUsageError = 2
+    /// The adapter could not be started or spoke no protocol: its first launch, before any case, did not end
+    /// in a valid `hello` (command not found, not executable, exited or crashed, no `hello` within --timeout,
+    /// a first line that is not a protocol v1 `hello`). No case ran. A crash or a protocol error later, in a
+    /// case, is that case's `error` verdict and exit 1: the client started, so the client is at fault.
+    case adapterNotStarted = 3
     /// `run` was stopped by SIGINT (128 + 2); the reports written are marked incomplete.
     case interrupted = 130
     /// `run` was stopped by SIGTERM (128 + 15); the reports written are marked incomplete.

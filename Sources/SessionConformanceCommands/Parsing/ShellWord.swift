@@ -14,4 +14,48 @@ enum ShellWord {
         }
         return plain ? text : quoted(text)
     }
+
+    /// The words of a command line the suite printed (the inverse of `quoted`, plus double quotes and
+    /// backslashes as `/bin/sh` reads them); nil for an unterminated quote.
+    static func split(_ line: String) -> [String]? {
+        var words: [String] = []
+        var word = ""
+        var inWord = false
+        var characters = line.makeIterator()
+        while let character = characters.next() {
+            switch character {
+            case " ", "\t", "\n":
+                if inWord { words.append(word) }
+                word = ""
+                inWord = false
+            case "'":
+                inWord = true
+                while true {
+                    guard let next = characters.next() else { return nil }
+                    if next == "'" { break }
+                    word.append(next)
+                }
+            case "\"":
+                inWord = true
+                while true {
+                    guard let next = characters.next() else { return nil }
+                    if next == "\"" { break }
+                    if next == "\\", let escaped = characters.next() {
+                        if !"\"\\$`".contains(escaped) { word.append("\\") }
+                        word.append(escaped)
+                    } else {
+                        word.append(next)
+                    }
+                }
+            case "\\":
+                inWord = true
+                if let escaped = characters.next() { word.append(escaped) }
+            default:
+                inWord = true
+                word.append(character)
+            }
+        }
+        if inWord { words.append(word) }
+        return words
+    }
 }

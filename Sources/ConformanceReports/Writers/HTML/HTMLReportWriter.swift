@@ -189,7 +189,7 @@ public enum HTMLReportWriter {
             if !excerpt.isEmpty {
                 lines.append("<details open><summary>Trace around the evidence</summary><pre>\(escape(excerpt.joined(separator: "\n")))</pre></details>")
             }
-            let shown = testCase.trace.count == testCase.traceEvents ? "\(testCase.traceEvents) events"
+            let shown = testCase.trace.count == testCase.traceEvents ? "\(Plural.count(testCase.traceEvents, "event"))"
                 : "\(testCase.trace.count) of \(testCase.traceEvents) events"
             lines.append("<details><summary>Trace (\(shown))</summary><pre>"
                          + escape(TraceExcerpt.text(testCase).joined(separator: "\n")) + "</pre></details>")
@@ -224,7 +224,7 @@ public enum HTMLReportWriter {
     }
 
     private static func cases(_ report: ComplianceReport) -> [String] {
-        var lines = ["<section id=\"cases\">", "<h2>Cases</h2>", "<details><summary>All \(report.cases.count) cases</summary>"]
+        var lines = ["<section id=\"cases\">", "<h2>Cases</h2>", "<details><summary>All \(Plural.count(report.cases.count, "case"))</summary>"]
         lines.append("<table><tr><th>status</th><th>case</th><th>requirements</th><th>time</th></tr>")
         for testCase in report.cases {
             let id = [.fail, .error, .known].contains(testCase.status) ? "" : " id=\"\(anchor("case-" + testCase.id))\""
