@@ -22,7 +22,12 @@ public enum ConsoleWidth {
 
     /// The line, or its beginning up to the last word that fits, then `…`.
     public static func fit(_ line: String, _ width: Int) -> String {
-        guard line.count > width, width >= minimum else { return line }
+        guard width < .max, line.count > width, width >= minimum else { return line }
+        return cut(line, width)
+    }
+
+    private static func cut(_ line: String, _ width: Int) -> String {
+        guard line.count > width else { return line }
         let room = line.prefix(width - 1)
         // Back to a word boundary when one is near; a long token (a path, an ID) is cut where it must be.
         if let space = room.lastIndex(of: " "), room.distance(from: space, to: room.endIndex) < 25 {
@@ -35,8 +40,10 @@ public enum ConsoleWidth {
 
     /// `head` cut so that `tail` still fits after it: the counts at the end of a line survive.
     public static func fit(_ head: String, keeping tail: String, _ width: Int) -> String {
-        guard head.count + tail.count > width, width >= minimum else { return head + tail }
-        return fit(head, max(width - tail.count, minimum / 2)) + tail
+        guard width < .max, head.count + tail.count > width, width >= minimum else { return head + tail }
+        let room = width - tail.count
+        guard room >= 12 else { return fit(head + tail, width) }
+        return cut(head, room) + tail
     }
 
     /// Text wrapped at spaces into lines of at most `width` characters, each after `indent`.
@@ -44,7 +51,7 @@ public enum ConsoleWidth {
         var lines: [String] = []
         var current = indent
         for word in text.split(separator: " ") {
-            if current.count > indent.count && current.count + 1 + word.count > width {
+            if current.count > indent.count && current.count + 1 + word.count > width && width >= minimum {
                 lines.append(current)
                 current = indent
             }

@@ -13,8 +13,12 @@ public enum TextSummaryWriter {
     /// Evidence event numbers shown per finding.
     static let evidenceShown = 3
 
-    public static func render(_ report: ComplianceReport, verbose: Bool = false, width: Int = ConsoleWidth.fallback) -> String {
+    /// `width`: the terminal's (`ConsoleWidth.current()`); nil cuts nothing. The last line, the totals and the
+    /// verdict, is never cut: CI logs grep it.
+    public static func render(_ report: ComplianceReport, verbose: Bool = false, width: Int? = nil) -> String {
+        let width = width ?? .max
         var lines: [String] = []
+        var exempt: Set<Int> = []
         if let implementation = report.adapter.implementation {
             let capabilities = report.adapter.capabilities.isEmpty ? "none" : report.adapter.capabilities.joined(separator: ", ")
             lines.append("client: \(implementation.name) \(implementation.version) (\(implementation.language), "
@@ -52,7 +56,10 @@ public enum TextSummaryWriter {
             lines.append("(\(hidden) requirement\(hidden == 1 ? "" : "s") no selected case covers: not shown; --verbose lists them)")
         }
         lines += failures(report, verbose: verbose, width: width)
-        lines += erroredCases(report)
+        if !lines.isEmpty, lines.last?.hasPrefix("  \(report.run.command) --case ID") == true { exempt.insert(lines.count - 1) }
+        let erroredLines = erroredCases(report)
+        exempt.formUnion(lines.count..<(lines.count + erroredLines.count))
+        lines += erroredLines
         lines += realTimeWaits(report)
         lines += couldNotRun(report, verbose: verbose, width: width)
         if let expected = report.expectedFailures {
@@ -78,7 +85,9 @@ public enum TextSummaryWriter {
                          + errored.prefix(5).map(\.id).joined(separator: ", ") + (errored.count > 5 ? ", ..." : "")
                          + "): an error fails the run, whatever --expected-failures says")
         }
-        lines += ConsoleWidth.wrap(totals(report), width, indent: "")
+        // Every line fits, but the adapter's stderr, the commands to copy and the totals.
+        lines = lines.enumerated().map { index, line in exempt.contains(index) ? line : ConsoleWidth.fit(line, width) }
+        lines.append(totals(report))
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -115,7 +124,7 @@ public enum TextSummaryWriter {
 
     /// Each failed, warned or expected-to-fail requirement: the design's words, then its findings, each
     /// collapsed over the cases it shows up in.
-    static func failures(_ report: ComplianceReport, verbose: Bool, width: Int = ConsoleWidth.fallback) -> [String] {
+    static func failures(_ report: ComplianceReport, verbose: Bool, width: Int = .max) -> [String] {
         let order: [RequirementReportStatus] = [.fail, .warn, .known]
         let failing = order.flatMap { status in report.requirements.filter { $0.status == status } }
         guard !failing.isEmpty else { return [] }
