@@ -89,12 +89,15 @@ struct InconclusiveReportTests {
         #expect(whole.contains("not ok") && whole.contains("reason: \"every covering case was inconclusive: \(caseID): "))
     }
 
-    @Test("Markdown: a section lists the inconclusive case with its reason, and the case table counts it")
+    @Test("Markdown: a section lists the inconclusive case under its reason, and the case table counts it")
     func markdown() throws {
         let (report, caseID, _) = try Self.inconclusive()
         let markdown = MarkdownReportWriter.render(report)
-        #expect(markdown.contains("### Inconclusive cases"))
-        #expect(markdown.contains("`\(caseID)`: no refresh was started: the event the case is about never happened"))
+        #expect(markdown.contains("### Cases that could not run"))
+        let cause = try #require(RootCauseAnalysis.rootCause(ofCase: caseID, in: report))
+        #expect(markdown.contains("- ❔ **no refresh was started: the event the case is about never happened: 1 case could not run** "
+                                  + "(blocks \(cause.requirements.count) requirements)\n  - cases: `\(caseID)`\n"))
+        #expect(markdown.contains("  - first, `\(caseID)`: no refresh was started: the event the case is about never happened"))
         #expect(markdown.contains("| cases | pass | fail | skipped | error | known | inconclusive | time |"))
     }
 
@@ -113,11 +116,15 @@ struct InconclusiveReportTests {
         }
     }
 
-    @Test("the console lists the case as INCONCLUSIVE with its reason, the requirement as UNTESTED, and the totals count it")
+    @Test("the console lists the case under COULD NOT RUN with its reason, the requirement as UNTESTED, and the totals count it")
     func console() throws {
         let (report, caseID, id) = try Self.inconclusive()
         let text = TextSummaryWriter.render(report)
-        #expect(text.contains("INCONCLUSIVE case \(caseID): \(Self.reason)"))
+        let cause = try #require(RootCauseAnalysis.rootCause(ofCase: caseID, in: report))
+        #expect(cause.requirements.contains(id) && cause.requirements.count > 1)
+        #expect(text.contains("COULD NOT RUN: \(Self.reason) (1 case; blocks \(cause.requirements.count) requirements, "
+                              + "\(cause.mustRequirements) MUST)\n  1 case: \(caseID)\n"
+                              + "  first, \(caseID) (inconclusive): \(Self.reason)\n"), "\(text)")
         #expect(text.contains("UNTESTED MUST   \(id) (every covering case was inconclusive: \(caseID): "))
         #expect(text.contains("1 inconclusive; seed 1: FAILED: "))
     }
@@ -129,9 +136,8 @@ struct InconclusiveReportTests {
         let checks = ["step 9 (Specs/cases/refresh.yaml:40): REFRESH-SINGLE-FLIGHT: requests, results", "step 11 (Specs/cases/refresh.yaml:44): SIGNIN-PROMPT-ONCE: prompts"]
         report.cases[index].wouldHaveChecked = checks
         #expect(TextSummaryWriter.render(report).contains(
-            "INCONCLUSIVE case \(caseID): \(Self.reason) (it charges nothing and passes nothing)\n  it would have checked: "
-            + checks.joined(separator: "; ") + "\n"))
-        #expect(MarkdownReportWriter.render(report).contains("  - would have checked: " + checks.joined(separator: "; ")))
+            "  first, \(caseID) (inconclusive): \(Self.reason)\n  it would have checked: " + checks.joined(separator: "; ") + "\n"))
+        #expect(MarkdownReportWriter.render(report).contains("  - it would have checked: " + checks.joined(separator: "; ")))
         #expect(HTMLReportWriter.render(report).contains("<div class=\"small\">would have checked: " + checks.joined(separator: "; ") + "</div>"))
         #expect(try JSONReportWriter.read(JSONReportWriter.render(report)).cases[index].wouldHaveChecked == checks)
     }

@@ -31,7 +31,7 @@ struct ReadingTests {
                                                        "--case", "full-journey-never-leaks-a-token"],
                                            console: console, program: ".build/debug/session-conformance")
         #expect(code == .conformanceFailure)
-        #expect(console.stdout.contains("or rerun one case: .build/debug/session-conformance run --adapter "), "\(console.stdout)")
+        #expect(console.stdout.contains("or rerun one case:\n  .build/debug/session-conformance run --adapter "), "\(console.stdout)")
     }
 
     @Test("the executable names itself as it was started in what it prints")

@@ -146,7 +146,7 @@ public enum ReportBuilder {
             findings: outcome.findings.map { finding in
                 FindingReport(requirements: finding.requirements, check: finding.check, message: vault.redact(finding.message),
                               step: finding.step + 1, stepKind: kind(finding.step), events: finding.evidence,
-                              occurrences: finding.occurrences)
+                              occurrences: finding.occurrences, unmet: finding.unmet.map(Self.unmet))
             },
             trace: trace, traceEvents: outcome.trace.events.count, expectedFailure: nil,
             reproduce: "\(context.command) --case \(Self.caseArgument(outcome.caseID)) --seed \(runSeed)",
@@ -154,10 +154,16 @@ public enum ReportBuilder {
             reached: outcome.status == .pass || outcome.status == .fail ? outcome.reached.map(\.rawValue).sorted() : nil,
             wouldHaveChecked: outcome.wouldHaveChecked.isEmpty ? nil : outcome.wouldHaveChecked,
             definition: spec.map(CaseDefinitionDigest.of),
+            unmet: outcome.unmet.map(Self.unmet),
             realTimeWaits: outcome.trace.realTimeWaits.isEmpty ? nil : outcome.trace.realTimeWaits.map {
                 RealTimeWaitReport(step: $0.step + 1, afterEvent: $0.afterEvent, seconds: $0.seconds)
             })
 
+    }
+
+    static func unmet(_ unmet: UnmetPrecondition) -> UnmetPreconditionReport {
+        UnmetPreconditionReport(kind: unmet.kind.rawValue, step: unmet.step, subject: unmet.subject, path: unmet.path,
+                                endpoint: unmet.endpoint, expected: unmet.expected, observed: unmet.observed)
     }
 
     /// A case ID as a shell word: a variant's brackets (`base[expiry]`) are quoted so a shell does not glob them.

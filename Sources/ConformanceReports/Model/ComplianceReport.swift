@@ -21,6 +21,9 @@ public struct ComplianceReport: Sendable, Equatable, Codable {
     public var cases: [CaseReport]
     public var stateMachine: StateMachineReport
     public var expectedFailures: ExpectedFailuresReport?
+    /// The findings and the cases that could not run, grouped by what to fix, fix-first (`RootCauseAnalysis`);
+    /// derived. Absent in a report written before root causes (read back, `derive()` fills it in).
+    public var rootCauses: [RootCause]? = nil
 
     /// Whether this report covers only part of the suite (a shard, or `--case`/`--filter`): requirements
     /// it does not cover are `untested` here without that being a failure, and it certifies nothing.
@@ -245,6 +248,9 @@ public struct CaseReport: Sendable, Equatable, Codable {
     /// `sha256:` of what the case plays and checks (`CaseDefinitionDigest`): equal in two reports, the case
     /// is the same, so a different status is the client's. Nil in reports written before it was recorded.
     public var definition: String? = nil
+    /// For an inconclusive case, or a trigger variant skipped because its trigger started no refresh: what it
+    /// needed and did not get, as data.
+    public var unmet: UnmetPreconditionReport? = nil
 
     /// The ID as written in the spec: a trigger variant's (`base[expiry]`) without its trigger.
     public var baseID: String { id.firstIndex(of: "[").map { String(id[..<$0]) } ?? id }
@@ -277,6 +283,31 @@ public struct RealTimeWaitReport: Sendable, Equatable, Codable {
     }
 }
 
+/// What a case that could not run needed (the runner's `UnmetPrecondition`): `kind` is `requests`, `state`,
+/// `results`, `other`, `killPoint` or `refreshTrigger`.
+public struct UnmetPreconditionReport: Sendable, Equatable, Codable {
+    public var kind: String
+    /// 1-based case step.
+    public var step: Int
+    public var subject: String?
+    public var path: String?
+    /// The endpoint a `requests` path names: `refresh`, `login`, `revoke`, `profile` or `resource`.
+    public var endpoint: String?
+    public var expected: String?
+    public var observed: String?
+
+    public init(kind: String, step: Int, subject: String? = nil, path: String? = nil, endpoint: String? = nil,
+                expected: String? = nil, observed: String? = nil) {
+        self.kind = kind
+        self.step = step
+        self.subject = subject
+        self.path = path
+        self.endpoint = endpoint
+        self.expected = expected
+        self.observed = observed
+    }
+}
+
 public struct FindingReport: Sendable, Equatable, Codable {
     public var requirements: [String]
     public var check: String
@@ -287,9 +318,11 @@ public struct FindingReport: Sendable, Equatable, Codable {
     public var events: [Int]
     /// How many identical findings this one stands for: the report keeps the count, not the copies.
     public var occurrences: Int
+    /// For an `expect` step's finding: what the step needed and did not get, as data.
+    public var unmet: UnmetPreconditionReport? = nil
 
     public init(requirements: [String], check: String, message: String, step: Int, stepKind: String, events: [Int],
-                occurrences: Int = 1) {
+                occurrences: Int = 1, unmet: UnmetPreconditionReport? = nil) {
         self.requirements = requirements
         self.check = check
         self.message = message
@@ -297,6 +330,7 @@ public struct FindingReport: Sendable, Equatable, Codable {
         self.stepKind = stepKind
         self.events = events
         self.occurrences = occurrences
+        self.unmet = unmet
     }
 }
 

@@ -75,6 +75,7 @@ extension ComplianceReport {
         deriveCertification()
         deriveSummary()
         deriveGate()
+        rootCauses = RootCauseAnalysis.rootCauses(self)
     }
 
     /// The runner's rule (`VerdictRule`), on report data: a `known` case failed.

@@ -29,3 +29,26 @@ extension FindingReport {
     /// The message with the group's count.
     public var fullMessage: String { FailureText.message(message, occurrences: occurrences) }
 }
+
+/// A requirement's evidence with identical findings across cases collapsed: the first occurrence, and every
+/// case it shows up in (identical as `RootCauseAnalysis` reads it: the same check and message, numbers and
+/// the case's ID aside).
+public struct EvidenceGroup: Sendable, Equatable {
+    public let first: Evidence
+    public var cases: [String]
+
+    public static func groups(_ requirement: RequirementReport, report: ComplianceReport) -> [EvidenceGroup] {
+        var groups: [EvidenceGroup] = []
+        var index: [String: Int] = [:]
+        for evidence in requirement.evidence {
+            let key = evidence.check + "\u{1}" + RootCauseAnalysis.normalise(evidence.message, caseID: evidence.caseID)
+            if let position = index[key] {
+                if groups[position].cases.last != evidence.caseID { groups[position].cases.append(evidence.caseID) }
+            } else {
+                index[key] = groups.count
+                groups.append(EvidenceGroup(first: evidence, cases: [evidence.caseID]))
+            }
+        }
+        return groups
+    }
+}

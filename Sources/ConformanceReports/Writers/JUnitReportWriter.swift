@@ -43,7 +43,7 @@ public enum JUnitReportWriter {
             case .fail:
                 requirementCounts.failures += 1
                 body.append(element("failure", ["message": firstMessage(requirement), "type": requirement.level],
-                                    text: evidenceText(requirement)))
+                                    text: rootCauseLine(requirement.id, report) + evidenceText(requirement)))
             case .error:
                 requirementCounts.errors += 1
                 body.append(element("error", ["message": requirement.reason ?? "a covering case errored", "type": "adapter"],
@@ -60,7 +60,7 @@ public enum JUnitReportWriter {
             case .untested where requirement.level == "MUST" && !report.isPartial:
                 requirementCounts.failures += 1
                 body.append(element("failure", ["message": requirement.reason ?? "no case covers it", "type": "untested"],
-                                    text: requirement.statement))
+                                    text: rootCauseLine(requirement.id, report) + requirement.statement))
             case .skipped, .untested:
                 requirementCounts.skipped += 1
                 body.append(element("skipped", ["message": requirement.reason ?? requirement.status.rawValue]))
@@ -176,7 +176,20 @@ public enum JUnitReportWriter {
         if let shard = report.run.shard { list.append(("shard", shard.description)) }
         if let world = report.run.world { list.append(("world", world)) }
         for verdict in report.certification { list.append(("certification.\(verdict.profile)", verdict.verdict.rawValue)) }
+        // What to fix first, as CI views list properties: `rootCause.1` is the one that blocks the most requirements.
+        for (index, cause) in RootCauseAnalysis.fixFirst(report, limit: TextSummaryWriter.fixFirstShown).enumerated() {
+            list.append(("rootCause.\(index + 1)", "\(cause.summary) [\(cause.id); blocks \(cause.requirements.count) requirements, "
+                         + "\(cause.mustRequirements) MUST; \(cause.cases.count) cases]"))
+        }
         return list
+    }
+
+    /// `root cause: ...` and a blank line, for the body of a requirement's failure: the first (fix-first) root
+    /// cause that blocks it. Empty when none does.
+    private static func rootCauseLine(_ id: String, _ report: ComplianceReport) -> String {
+        guard let cause = report.rootCauses?.first(where: { $0.requirements.contains(id) }) else { return "" }
+        return "root cause: \(cause.summary) (\(cause.id), \(cause.cases.count) case\(cause.cases.count == 1 ? "" : "s"))"
+            + (cause.advice.map { "; \($0)" } ?? "") + "\n\n"
     }
 
     private static func testcase(name: String, classname: String, time: Double, body: [String]) -> String {

@@ -1,8 +1,13 @@
 /// GitHub-flavoured Markdown shaped for a pull-request comment: the verdict and a summary table first, then
-/// the failures, each folded in `<details>`, then the whole requirement table, folded. Kept under GitHub's
-/// 65,536-character comment limit: past a budget, further failures are listed by name only.
+/// what to fix first (the root causes that block the most requirements), then every failed MUST requirement's
+/// statement with its first finding, then the failures, each folded in `<details>` with its findings collapsed
+/// over the cases they show up in, then the cases that could not run, by reason, then the whole requirement
+/// table, folded. Kept under GitHub's 65,536-character comment limit: the failed MUSTs' statements and first
+/// findings always fit; past a budget, further failure details are listed by name only.
 public enum MarkdownReportWriter {
-    /// Room left under GitHub's limit for the header and the folded tables.
+    /// GitHub's limit for a comment, in characters.
+    static let commentLimit = 65_536
+    /// What the failure details may take at most, whatever room is left.
     static let failureBudget = 45_000
 
     public static func render(_ report: ComplianceReport) -> String {
@@ -55,17 +60,62 @@ public enum MarkdownReportWriter {
             if !failure.stderrTail.isEmpty { out += fenced(failure.stderrTail) }
         }
 
-        let failing = report.requirements.filter { [.fail, .error, .warn, .known].contains($0.status) }
+        out += fixFirst(report)
+        let headlines = failedMusts(report)
+        out += headlines
+        // MUST failures first, then errors, warnings and expected failures.
+        let failing = [RequirementReportStatus.fail, .error, .warn, .known].flatMap { status in
+            report.requirements.filter { $0.status == status && $0.level == "MUST" }
+                + report.requirements.filter { $0.status == status && $0.level != "MUST" }
+        }
         let unexpected = report.expectedFailures?.unexpectedPasses ?? []
+        // Everything after the failures, first: the failures get what room the comment has left.
+        var tail: [String] = []
+        tail += couldNotRun(report)
+
+        tail += realTimeWaits(report)
+
+        tail.append("<details><summary>All requirements (\(report.requirements.count))</summary>")
+        tail.append("")
+        tail.append("| status | level | requirement | cases |")
+        tail.append("| --- | --- | --- | --- |")
+        for requirement in report.requirements {
+            let cases = requirement.cases.map { "\($0.id) (\($0.status.rawValue))" }.joined(separator: ", ")
+            let detail = requirement.expectedFailure.map { "expected: \($0)" } ?? requirement.reason ?? cases
+            tail.append("| \(statusIcon(requirement.status)) \(requirement.status.rawValue) | \(requirement.level) | "
+                       + "`\(requirement.id)` \(cell(requirement.title)) | \(cell(detail)) |")
+        }
+        tail.append("")
+        tail.append("</details>")
+        tail.append("")
+        tail.append("<details><summary>Run</summary>")
+        tail.append("")
+        tail.append("| | |")
+        tail.append("| --- | --- |")
+        tail.append("| suite | session-conformance \(cell(report.suite.version)) |")
+        tail.append("| spec | version \(cell(report.spec.versionText)); `\(report.spec.digest)` (\(report.spec.files.count) files) |")
+        tail.append("| client | \(cell(client)); capabilities: \(cell(report.adapter.capabilities.joined(separator: ", ")))"
+                   + " |")
+        tail.append("| adapter | `\(code(report.adapter.description))` |")
+        tail.append("| seed | \(report.run.seed) |")
+        if let world = report.run.world { tail.append("| world | \(cell(world)) |") }
+        tail.append("| started, finished | \(report.run.startedAt), \(report.run.finishedAt) |")
+        tail.append("| completed | \(report.run.completed ? "yes" : "no") |")
+        if let shard = report.run.shard { tail.append("| shard | \(shard) |") }
+        tail.append("")
+        tail.append("</details>")
         if !failing.isEmpty || !unexpected.isEmpty {
             out.append("### Failures")
             out.append("")
+            // The room the comment has left, less a margin for the "Not shown" line.
+            let length = { (lines: [String]) in lines.reduce(0) { $0 + $1.count + 1 } }
+            let room = min(failureBudget, commentLimit - length(out) - length(tail) - 4_000)
             var used = 0
             var omitted: [String] = []
             for requirement in failing {
                 let block = failureBlock(requirement, report: report)
                 let size = block.reduce(0) { $0 + $1.count + 1 }
-                if used + size > failureBudget {
+                if used + size > room {
                     omitted.append(requirement.id)
                     continue
                 }
@@ -84,54 +134,82 @@ public enum MarkdownReportWriter {
             if !unexpected.isEmpty { out.append("") }
         }
 
-        let inconclusive = report.cases.filter { $0.status == .inconclusive }
-        if !inconclusive.isEmpty {
-            out.append("### Inconclusive cases")
-            out.append("")
-            out.append("A precondition did not hold: these cases charge nothing and pass nothing; a requirement "
-                       + "covered only by them is untested.")
-            out.append("")
-            for testCase in inconclusive {
-                out.append("- \(statusIcon(.untested)) `\(code(testCase.id))`: \(cell(testCase.reason ?? "a precondition did not hold"))")
-                if let checks = testCase.wouldHaveChecked {
-                    out.append("  - would have checked: " + checks.map(cell).joined(separator: "; "))
-                }
-            }
-            out.append("")
-        }
-
-        out += realTimeWaits(report)
-
-        out.append("<details><summary>All requirements (\(report.requirements.count))</summary>")
-        out.append("")
-        out.append("| status | level | requirement | cases |")
-        out.append("| --- | --- | --- | --- |")
-        for requirement in report.requirements {
-            let cases = requirement.cases.map { "\($0.id) (\($0.status.rawValue))" }.joined(separator: ", ")
-            let detail = requirement.expectedFailure.map { "expected: \($0)" } ?? requirement.reason ?? cases
-            out.append("| \(statusIcon(requirement.status)) \(requirement.status.rawValue) | \(requirement.level) | "
-                       + "`\(requirement.id)` \(cell(requirement.title)) | \(cell(detail)) |")
-        }
-        out.append("")
-        out.append("</details>")
-        out.append("")
-        out.append("<details><summary>Run</summary>")
-        out.append("")
-        out.append("| | |")
-        out.append("| --- | --- |")
-        out.append("| suite | session-conformance \(cell(report.suite.version)) |")
-        out.append("| spec | version \(cell(report.spec.versionText)); `\(report.spec.digest)` (\(report.spec.files.count) files) |")
-        out.append("| client | \(cell(client)); capabilities: \(cell(report.adapter.capabilities.joined(separator: ", ")))"
-                   + " |")
-        out.append("| adapter | `\(code(report.adapter.description))` |")
-        out.append("| seed | \(report.run.seed) |")
-        if let world = report.run.world { out.append("| world | \(cell(world)) |") }
-        out.append("| started, finished | \(report.run.startedAt), \(report.run.finishedAt) |")
-        out.append("| completed | \(report.run.completed ? "yes" : "no") |")
-        if let shard = report.run.shard { out.append("| shard | \(shard) |") }
-        out.append("")
-        out.append("</details>")
+        out += tail
         return out.joined(separator: "\n") + "\n"
+    }
+
+    /// Case IDs a comment shows before it says how many more the reports list.
+    static let casesShown = 12
+
+    /// `` `a`, `b` and 30 more cases (see the report) ``.
+    static func caseList(_ ids: [String]) -> String {
+        ids.prefix(casesShown).map { "`\(code($0))`" }.joined(separator: ", ")
+            + (ids.count > casesShown ? " (and \(ids.count - casesShown) more cases; see the HTML or JSON report)" : "")
+    }
+
+    /// The root causes that block the most requirements.
+    private static func fixFirst(_ report: ComplianceReport) -> [String] {
+        let first = RootCauseAnalysis.fixFirst(report, limit: TextSummaryWriter.fixFirstShown)
+        guard !first.isEmpty else { return [] }
+        var out = ["### Fix first", ""]
+        for (index, cause) in first.enumerated() {
+            let text = cause.kind == .inconclusive ? cell(cause.summary) + (cause.advice.map { ": **\(cell($0))**" } ?? "")
+                : "`\(code(cause.check ?? "check"))`: " + cell(String(cause.title.prefix(300)))
+            out.append("\(index + 1). \(text) (blocks \(cause.requirements.count) requirement\(cause.requirements.count == 1 ? "" : "s"), "
+                       + "\(cause.mustRequirements) MUST; \(cause.cases.count) case\(cause.cases.count == 1 ? "" : "s"))")
+        }
+        let more = (report.rootCauses ?? []).count - first.count
+        if more > 0 { out += ["", "\(more) more root cause\(more == 1 ? "" : "s") in the JSON report (`rootCauses`)."] }
+        out.append("")
+        return out
+    }
+
+    /// Every failed (or errored) MUST requirement, compact: its statement and its first finding. Always shown,
+    /// before any long detail, whatever the budget.
+    private static func failedMusts(_ report: ComplianceReport) -> [String] {
+        let failed = report.requirements.filter { $0.level == "MUST" && ($0.status == .fail || $0.status == .error) }
+        guard !failed.isEmpty else { return [] }
+        var out = ["### Failed MUST requirements", ""]
+        for requirement in failed {
+            out.append("- \(statusIcon(requirement.status)) `\(code(requirement.id))` \(cell(requirement.title))")
+            out.append("  > \(cell(FailureText.oneLine(requirement.statement)))")
+            if let group = EvidenceGroup.groups(requirement, report: report).first {
+                let evidence = group.first
+                out.append("")
+                out.append("  First finding: **\(cell(evidence.caseID))**, step \(evidence.step), `\(code(evidence.check))`: "
+                           + cell(String(evidence.fullMessage.prefix(400)))
+                           + (group.cases.count > 1 ? " (the same in \(group.cases.count) cases)" : ""))
+            } else if let errored = report.cases.first(where: { testCase in
+                testCase.status == .error && requirement.cases.contains { $0.id == testCase.id } }) {
+                out.append("")
+                out.append("  First error: **\(cell(errored.id))**: \(cell(String((errored.reason ?? "the adapter failed").prefix(400))))")
+            }
+        }
+        out.append("")
+        return out
+    }
+
+    /// The cases that could not run, one entry per reason, with what to do and the cases.
+    private static func couldNotRun(_ report: ComplianceReport) -> [String] {
+        var out: [String] = []
+        for cause in report.rootCauses ?? [] where cause.kind == .inconclusive {
+            let stopped = cause.cases.compactMap(report.testCase).filter { $0.status == .inconclusive || $0.status == .skipped }
+            guard let first = stopped.first else { continue }
+            if out.isEmpty {
+                out += ["### Cases that could not run", "",
+                        "A precondition did not hold, or a trigger started no refresh: these cases charge nothing and pass nothing; "
+                        + "a requirement covered only by them is untested.", ""]
+            }
+            out.append("- \(statusIcon(.untested)) **\(cell(cause.summary))**" + (cause.advice.map { ": \(cell($0))" } ?? "")
+                       + " (blocks \(cause.requirements.count) requirement\(cause.requirements.count == 1 ? "" : "s"))")
+            out.append("  - cases: " + caseList(stopped.map(\.id)))
+            out.append("  - first, `\(code(first.id))`: \(cell(first.reason ?? "a precondition did not hold"))")
+            if let checks = first.wouldHaveChecked {
+                out.append("  - it would have checked: " + checks.map(cell).joined(separator: "; "))
+            }
+        }
+        if !out.isEmpty { out.append("") }
+        return out
     }
 
     private static func realTimeWaits(_ report: ComplianceReport) -> [String] {
@@ -161,11 +239,16 @@ public enum MarkdownReportWriter {
             block.append("Expected failure: \(cell(expected))")
             block.append("")
         }
-        for evidence in requirement.evidence {
+        for group in EvidenceGroup.groups(requirement, report: report) {
+            let evidence = group.first
             block.append("**\(cell(evidence.caseID))**, step \(evidence.step) (`\(code(evidence.stepKind))`), `\(code(evidence.check))`: "
                          + cell(evidence.fullMessage))
             block.append("")
-            block += fenced(evidence.excerpt.joined(separator: "\n"))
+            if group.cases.count > 1 {
+                block.append("The same in \(group.cases.count) cases: " + caseList(group.cases))
+                block.append("")
+            }
+            if !evidence.excerpt.isEmpty { block += fenced(evidence.excerpt.joined(separator: "\n")) }
             block += fenced(evidence.reproduce, language: "sh")
         }
         if requirement.status == .error {

@@ -24,6 +24,12 @@ public enum TAPReportWriter {
                      + (report.adapter.capabilities.isEmpty ? "none" : report.adapter.capabilities.joined(separator: ", ")))
         if let shard = report.run.shard { lines.append("# shard \(shard)") }
         if let failure = report.run.startupFailure { lines.append("# the adapter could not be started: \(line(failure.message))") }
+        let first = RootCauseAnalysis.fixFirst(report, limit: TextSummaryWriter.fixFirstShown)
+        if !first.isEmpty { lines.append("# fix first:") }
+        for (index, cause) in first.enumerated() {
+            lines.append("# \(index + 1). \(line(cause.summary))" + (cause.advice.map { "; \(line($0))" } ?? "")
+                         + " (blocks \(cause.requirements.count) requirements, \(cause.mustRequirements) MUST; \(cause.cases.count) cases)")
+        }
         let unexpected = Set(report.expectedFailures?.unexpectedPasses.map(\.id) ?? [])
         for (offset, requirement) in report.requirements.enumerated() {
             let number = offset + 1
@@ -67,6 +73,9 @@ public enum TAPReportWriter {
         var block = ["  ---", "  status: \(requirement.status.rawValue)", "  level: \(requirement.level)"]
         if let reason = requirement.reason { block.append("  reason: \(scalar(reason))") }
         if let expected = requirement.expectedFailure { block.append("  expected: \(scalar(expected))") }
+        if requirement.status != .pass, let cause = report.rootCauses?.first(where: { $0.requirements.contains(requirement.id) }) {
+            block.append("  rootCause: \(scalar(cause.summary + " (" + cause.id + ", \(cause.cases.count) cases)"))")
+        }
         block.append("  statement: \(scalar(requirement.statement))")
         if !requirement.quotes.isEmpty {
             block.append("  quotes:")

@@ -1,15 +1,24 @@
-/// The plain-text summary `run` and `merge` print: one line per requirement; each failed, warned or expected
-/// failure with the requirement's statement, the design's words and at most `findingsShown` findings; the
-/// errored and inconclusive cases; the expected failures; the certification verdicts and the totals. The
-/// last lines say the verdict and, when a case errored, that the run fails for it.
+/// The plain-text summary `run` and `merge` print: first what to fix first (at most `fixFirstShown` root
+/// causes, `RootCauseAnalysis`), then one line per requirement; each failed, warned or expected failure with
+/// the requirement's statement, the design's words and at most `findingsShown` findings, each collapsed over
+/// the cases it shows up in; the errored cases; the cases that could not run, by reason; the expected
+/// failures; the certification verdicts and the totals. The last lines say the verdict and, when a case
+/// errored, that the run fails for it. Every line fits `width` (cut with an ellipsis); case lists say how many
+/// cases they leave to the reports.
 public enum TextSummaryWriter {
+    /// Root causes in the "Fix first" list.
+    public static let fixFirstShown = 5
     /// Findings shown per requirement; the reports keep the others.
     public static let findingsShown = 3
     /// Evidence event numbers shown per finding.
     static let evidenceShown = 3
 
-    public static func render(_ report: ComplianceReport, verbose: Bool = false) -> String {
+    /// `width`: the terminal's (`ConsoleWidth.current()`); nil cuts nothing. The last line, the totals and the
+    /// verdict, is never cut: CI logs grep it.
+    public static func render(_ report: ComplianceReport, verbose: Bool = false, width: Int? = nil) -> String {
+        let width = width ?? .max
         var lines: [String] = []
+        var exempt: Set<Int> = []
         if let implementation = report.adapter.implementation {
             let capabilities = report.adapter.capabilities.isEmpty ? "none" : report.adapter.capabilities.joined(separator: ", ")
             lines.append("client: \(implementation.name) \(implementation.version) (\(implementation.language), "
@@ -29,6 +38,7 @@ public enum TextSummaryWriter {
             lines.append(totals(report))
             return lines.joined(separator: "\n") + "\n"
         }
+        lines += fixFirst(report, width: width)
         lines.append("")
         var hidden = 0
         for requirement in report.requirements where verbose || requirement.status != .notTestable {
@@ -40,26 +50,19 @@ public enum TextSummaryWriter {
             let cases = requirement.cases.map(\.id).joined(separator: ", ")
             let detail = requirement.expectedFailure.map { " (expected: \($0))" }
                 ?? requirement.reason.map { " (\($0))" } ?? (cases.isEmpty ? "" : "  [\(cases)]")
-            lines.append(requirement.status.rawValue.uppercased().padding(toLength: 9, withPad: " ", startingAt: 0)
-                         + requirement.level.padding(toLength: 7, withPad: " ", startingAt: 0) + requirement.id + detail)
+            lines.append(ConsoleWidth.fit(requirement.status.rawValue.uppercased().padding(toLength: 9, withPad: " ", startingAt: 0)
+                         + requirement.level.padding(toLength: 7, withPad: " ", startingAt: 0) + requirement.id + detail, width))
         }
         if hidden > 0 {
             lines.append("(\(hidden) requirement\(hidden == 1 ? "" : "s") no selected case covers: not shown; --verbose lists them)")
         }
-        lines += failures(report, verbose: verbose)
-        lines += erroredCases(report)
+        lines += failures(report, verbose: verbose, width: width)
+        if !lines.isEmpty, lines.last?.hasPrefix("  \(report.run.command) --case ID") == true { exempt.insert(lines.count - 1) }
+        let erroredLines = erroredCases(report)
+        exempt.formUnion(lines.count..<(lines.count + erroredLines.count))
+        lines += erroredLines
         lines += realTimeWaits(report)
-        let inconclusive = report.cases.filter { $0.status == .inconclusive }
-        if !inconclusive.isEmpty {
-            lines.append("")
-            for testCase in inconclusive {
-                lines.append("INCONCLUSIVE case \(testCase.id): \(testCase.reason ?? "a precondition did not hold") "
-                             + "(it charges nothing and passes nothing)")
-                if let checks = testCase.wouldHaveChecked {
-                    lines.append("  it would have checked: " + checks.joined(separator: "; "))
-                }
-            }
-        }
+        lines += couldNotRun(report, verbose: verbose, width: width)
         if let expected = report.expectedFailures {
             lines.append("")
             let known = expected.entries.filter { $0.outcome == .known }.count
@@ -83,41 +86,112 @@ public enum TextSummaryWriter {
                          + errored.prefix(5).map(\.id).joined(separator: ", ") + (errored.count > 5 ? ", ..." : "")
                          + "): an error fails the run, whatever --expected-failures says")
         }
+        // Every line fits, but the adapter's stderr, the commands to copy and the totals.
+        lines = lines.enumerated().map { index, line in exempt.contains(index) ? line : ConsoleWidth.fit(line, width) }
         lines.append(totals(report))
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// Each failed, warned or expected-to-fail requirement: the design's words, then its findings.
-    static func failures(_ report: ComplianceReport, verbose: Bool) -> [String] {
+    /// The root causes that block the most requirements, one line each: how many requirements and cases,
+    /// then what.
+    static func fixFirst(_ report: ComplianceReport, width: Int) -> [String] {
+        let first = RootCauseAnalysis.fixFirst(report, limit: fixFirstShown)
+        guard !first.isEmpty else { return [] }
+        var lines = ["", "Fix first:"]
+        for (index, cause) in first.enumerated() {
+            lines.append(ConsoleWidth.fit("  \(index + 1). " + headline(cause), keeping: " (" + blocks(cause) + ")", width))
+        }
+        let more = (report.rootCauses ?? []).count - first.count
+        if more > 0 {
+            lines.append("  (\(more) more root cause\(more == 1 ? "" : "s") in the details below and in the reports)")
+        }
+        return lines
+    }
+
+    /// `blocks 12 requirements, 12 MUST; 32 cases`.
+    static func blocks(_ cause: RootCause) -> String {
+        let count = cause.requirements.count
+        return "blocks \(count) requirement\(count == 1 ? "" : "s"), \(cause.mustRequirements) MUST; "
+            + "\(cause.cases.count) case\(cause.cases.count == 1 ? "" : "s")"
+    }
+
+    /// What a root cause is, in a line: the reason and the advice, or the check and the finding.
+    static func headline(_ cause: RootCause) -> String {
+        switch cause.kind {
+        case .inconclusive: cause.title + (cause.advice.map { "; \($0)" } ?? "")
+        case .failure: "\(cause.check ?? "check"): " + FailureText.oneLine(cause.title)
+        }
+    }
+
+    /// Each failed, warned or expected-to-fail requirement: the design's words, then its findings, each
+    /// collapsed over the cases it shows up in.
+    static func failures(_ report: ComplianceReport, verbose: Bool, width: Int = .max) -> [String] {
         let order: [RequirementReportStatus] = [.fail, .warn, .known]
         let failing = order.flatMap { status in report.requirements.filter { $0.status == status } }
         guard !failing.isEmpty else { return [] }
         var lines: [String] = []
         for requirement in failing {
             lines.append("")
-            lines.append("\(requirement.status.rawValue.uppercased()) \(requirement.level) \(requirement.id): \(requirement.title)")
-            if let expected = requirement.expectedFailure { lines.append("  expected failure: \(expected)") }
-            lines.append("  requirement: \(FailureText.oneLine(requirement.statement))")
+            lines.append(ConsoleWidth.fit("\(requirement.status.rawValue.uppercased()) \(requirement.level) \(requirement.id): "
+                                          + requirement.title, width))
+            if let expected = requirement.expectedFailure { lines.append(ConsoleWidth.fit("  expected failure: \(expected)", width)) }
+            lines += ConsoleWidth.wrap("requirement: " + FailureText.oneLine(requirement.statement), width, indent: "  ")
             for quote in requirement.quotes {
-                lines.append("  design (\(quote.document)): \"\(FailureText.oneLine(quote.quote))\"")
+                lines.append(ConsoleWidth.fit("  design (\(quote.document)): \"\(FailureText.oneLine(quote.quote))\"", width))
             }
-            let shown = verbose ? requirement.evidence[...] : requirement.evidence.prefix(findingsShown)
-            for evidence in shown {
+            let groups = EvidenceGroup.groups(requirement, report: report)
+            let shown = verbose ? groups[...] : groups.prefix(findingsShown)
+            for group in shown {
+                let evidence = group.first
                 let more = evidence.events.count - evidenceShown
                 let events = evidence.events.isEmpty ? "" : " [evidence "
                     + evidence.events.prefix(evidenceShown).map { "#\($0)" }.joined(separator: " ")
                     + (more > 0 ? " and \(more) more" : "") + "]"
-                lines.append("  - case \(evidence.caseID), step \(evidence.step) (\(evidence.stepKind)), \(evidence.check): "
-                             + evidence.fullMessage + events)
+                lines.append(ConsoleWidth.fit("  - case \(evidence.caseID), step \(evidence.step) (\(evidence.stepKind)), \(evidence.check): "
+                                              + evidence.fullMessage + events, width))
+                if group.cases.count > 1 {
+                    let ids = group.cases.map(\.self)
+                    lines += verbose ? ConsoleWidth.wrap("the same in \(ids.count) cases: " + ids.joined(separator: ", "), width, indent: "    ")
+                        : [ConsoleWidth.cases(ids, width, prefix: "    the same in \(ids.count) cases: ")]
+                }
             }
-            let hidden = requirement.evidence.count - shown.count
+            let hidden = groups.count - shown.count
             if hidden > 0 {
                 lines.append("  ... \(hidden) more finding\(hidden == 1 ? "" : "s") in the report (--report html, or --verbose)")
             }
         }
         lines.append("")
-        lines.append("trace and reproduce: write a report (--report html=report.html), or rerun one case: "
-                     + "\(report.run.command) --case ID --seed \(report.run.seed)")
+        lines.append("trace and reproduce: write a report (--report html=report.html), or rerun one case:")
+        lines.append("  \(report.run.command) --case ID --seed \(report.run.seed)")
+        return lines
+    }
+
+    /// The cases that could not run, one block per reason: what the client did not do, the cases, and the first
+    /// case's own words.
+    static func couldNotRun(_ report: ComplianceReport, verbose: Bool, width: Int) -> [String] {
+        var lines: [String] = []
+        for cause in report.rootCauses ?? [] where cause.kind == .inconclusive {
+            let stopped = cause.cases.compactMap(report.testCase).filter { $0.status == .inconclusive || $0.status == .skipped }
+            guard let first = stopped.first else { continue }
+            lines.append("")
+            let requirements = cause.requirements.count
+            let failed = cause.cases.count - stopped.count
+            lines.append(ConsoleWidth.fit("COULD NOT RUN: \(cause.title)", keeping: " (\(stopped.count) case\(stopped.count == 1 ? "" : "s")"
+                + (failed > 0 ? ", and \(failed) failed for it" : "")
+                + "; blocks \(requirements) requirement\(requirements == 1 ? "" : "s"), \(cause.mustRequirements) MUST)", width))
+            if let advice = cause.advice { lines.append(ConsoleWidth.fit("  what to do: \(advice)", width)) }
+            let ids = stopped.map(\.id)
+            lines += verbose ? ConsoleWidth.wrap("cases: " + ids.joined(separator: ", "), width, indent: "  ")
+                : [ConsoleWidth.cases(ids, width, prefix: "  \(ids.count) case\(ids.count == 1 ? "" : "s"): ")]
+            let status = first.status == .inconclusive ? "inconclusive" : "skipped"
+            lines.append(ConsoleWidth.fit("  first, \(first.id) (\(status)): \(first.reason ?? "a precondition did not hold")", width))
+            if let checks = first.wouldHaveChecked {
+                lines.append(ConsoleWidth.fit("  it would have checked: " + checks.joined(separator: "; "), width))
+            }
+        }
+        if !lines.isEmpty {
+            lines.append("  (a case that could not run charges nothing and passes nothing: its requirements stay untested)")
+        }
         return lines
     }
 

@@ -32,15 +32,18 @@ struct CaseExecutor {
         var verified: Set<String> = []
         // The rest of the case would check nothing: stop. What earlier steps found stands, but only the
         // requirements they verified count as covered by this case.
-        func stop(_ reason: String) -> CaseOutcome {
+        func stop(_ reason: String, _ unmet: UnmetPrecondition) -> CaseOutcome {
             driver.finish()
             let index = TraceIndex(driver.trace, profile: driver.world.profile)
             if findings.isEmpty, let skip = undiscoveredTrigger(index) {
-                return outcome(.skipped, driver: driver, findings: [], seed: caseSeed, reason: skip + "; " + reason)
+                var skipped = outcome(.skipped, driver: driver, findings: [], seed: caseSeed, reason: skip.reason + "; " + reason)
+                skipped.unmet = skip.unmet
+                return skipped
             }
             var stopped = outcome(findings.isEmpty ? .inconclusive : .fail, driver: driver, findings: findings, seed: caseSeed,
                                   reason: reason, covered: findings.isEmpty ? nil : verified)
             if findings.isEmpty {
+                stopped.unmet = unmet
                 stopped.wouldHaveChecked = remainingChecks(after: driver.step)
             } else {
                 stopped.reached = SituationDetectors.reached(index, trace: driver.trace)
@@ -54,7 +57,8 @@ struct CaseExecutor {
                     let check = ExpectationCheck(expectation: expectation, driver: driver, machine: machine, since: since, stepIndex: index)
                     groupEnd = driver.trace.events.count
                     if case .require = step.action, let unmet = check.problems().first {
-                        return stop("precondition of step \(index + 1) (\(step.location.file):\(step.location.line)) did not hold: \(unmet.message)")
+                        return stop("precondition of step \(index + 1) (\(step.location.file):\(step.location.line)) did not hold: \(unmet.message)",
+                                    unmet.unmet)
                     }
                     if case .expect(let expectation) = step.action {
                         verified.formUnion(expectation.verifies.map(\.value))
@@ -67,7 +71,9 @@ struct CaseExecutor {
                     groupEnd = nil
                 }
                 try perform(step.action, driver: driver)
-                if let reason = driver.endStep() { return stop(reason) }
+                if let unreached = driver.endStep() {
+                    return stop(unreached.reason, UnmetPrecondition(kind: .killPoint, step: index + 1, subject: unreached.point))
+                }
             }
         } catch {
             driver.finish()
@@ -82,7 +88,9 @@ struct CaseExecutor {
         // declare its triggers, showed a trigger the client does not use: skipped, as when it stops early, so an
         // expiry-only client is not charged for what a 401-only scenario expects of a 401 refresh.
         if let skip = undiscoveredTrigger(context.index) {
-            return outcome(.skipped, driver: driver, findings: [], seed: caseSeed, reason: skip + "; the case ran to its end")
+            var skipped = outcome(.skipped, driver: driver, findings: [], seed: caseSeed, reason: skip.reason + "; the case ran to its end")
+            skipped.unmet = skip.unmet
+            return skipped
         }
         for oracle in Oracles.all { findings += oracle.check(context) }
         var finished = outcome(findings.isEmpty ? .pass : .fail, driver: driver, findings: findings, seed: caseSeed)
@@ -173,14 +181,16 @@ struct CaseExecutor {
     /// For an adapter that did not declare its refresh triggers: a variant that stopped with no refresh sent
     /// since its first `refreshDue` found a trigger the client does not use. It is skipped, not inconclusive:
     /// the other variants test the behaviour, and a requirement whose evidence no variant reached stays untested.
-    private func undiscoveredTrigger(_ index: TraceIndex) -> String? {
+    private func undiscoveredTrigger(_ index: TraceIndex) -> (reason: String, unmet: UnmetPrecondition)? {
         guard let trigger = acceptanceCase.trigger, refreshTriggers == nil,
               let due = acceptanceCase.steps.firstIndex(where: \.isRefreshDue)
         else { return nil }
         let refreshed = index.exchanges.contains { $0.isRefresh && $0.step >= due }
         guard !refreshed else { return nil }
-        return VerdictRule.triggerNotUsed + "the client did not refresh on \(trigger.describedAsCause) (refreshDue, step \(due + 1)): "
+        let reason = VerdictRule.triggerNotUsed + "the client did not refresh on \(trigger.describedAsCause) (refreshDue, step \(due + 1)): "
             + "not one of its refresh triggers"
+        return (reason, UnmetPrecondition(kind: .refreshTrigger, step: due + 1, subject: trigger.rawValue,
+                                          endpoint: LogicalEndpoint.refresh.rawValue, observed: "0"))
     }
 
     private func resolve(_ credentials: Credentials) -> (String, String) {

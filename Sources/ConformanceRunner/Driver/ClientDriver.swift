@@ -134,12 +134,12 @@ final class ClientDriver {
     /// Ends the current step. A kill point is due once a later step drove the client (it settled, or its process
     /// ended another way); still armed at the end of such a step, it never will land: it disarms, and the reason
     /// returned makes the case inconclusive.
-    func endStep() -> String? {
+    func endStep() -> (reason: String, point: String)? {
         guard let armed = armedKill, armed.due else { return nil }
         armedKill = nil
         let reason = "kill point never reached (\(armed.point.rawValue), armed at step \(armed.step + 1))"
         note(reason + ": the client made no storage change; disarmed")
-        return reason
+        return (reason, armed.point.rawValue)
     }
 
     // MARK: The client's lifetime

@@ -40,6 +40,9 @@ public struct CaseOutcome: Sendable {
     public internal(set) var reached: Set<Situation> = []
     /// For a case that stopped inconclusive: what its remaining `expect` steps would have checked.
     public internal(set) var wouldHaveChecked: [String] = []
+    /// For a case that stopped inconclusive, or a trigger variant skipped because the trigger started no refresh:
+    /// what it needed, as data (`reason` says it in words).
+    public internal(set) var unmet: UnmetPrecondition?
 
     /// `findings` are grouped here, so the runner's verdicts, the reports and the console all see one finding
     /// per kind of violation and case.

@@ -12,14 +12,18 @@ public struct Finding: Sendable, Hashable {
     public let step: Int
     /// How many identical findings this one stands for (1 unless grouped).
     public let occurrences: Int
+    /// For an `expect` step's finding: what the step needed and did not get, as data.
+    public let unmet: UnmetPrecondition?
 
-    public init(requirements: [String], check: String, message: String, evidence: [Int], step: Int, occurrences: Int = 1) {
+    public init(requirements: [String], check: String, message: String, evidence: [Int], step: Int, occurrences: Int = 1,
+                unmet: UnmetPrecondition? = nil) {
         self.requirements = requirements
         self.check = check
         self.message = message
         self.evidence = evidence
         self.step = step
         self.occurrences = occurrences
+        self.unmet = unmet
     }
 
     /// How many trace events a group keeps as evidence, besides all of its first occurrence's.
@@ -48,12 +52,12 @@ public struct Finding: Sendable, Hashable {
             }
             let kept = Array(evidence.prefix(max(groupEvidenceLimit, first.evidence.count)))
             return Finding(requirements: first.requirements, check: first.check, message: first.message, evidence: kept,
-                           step: first.step, occurrences: members.reduce(0) { $0 + $1.occurrences })
+                           step: first.step, occurrences: members.reduce(0) { $0 + $1.occurrences }, unmet: first.unmet)
         }
     }
 
     /// The message with every run of digits replaced by `#`: what stays when numbers and handles are ignored.
-    static func masked(_ message: String) -> String {
+    public static func masked(_ message: String) -> String {
         var output = ""
         var inNumber = false
         for character in message {

@@ -45,7 +45,7 @@ enum MergeCommand: Command {
             console.err("merge: \(error)\n")
             return .specOrUsageError
         }
-        console.err(TextSummaryWriter.render(merged))
+        console.err(TextSummaryWriter.render(merged, width: ConsoleWidth.current()))
         if requests.isEmpty {
             console.out(JSONReportWriter.render(merged))
         } else if let failure = try RunCommand.writeReports(merged, requests, console: console) {

@@ -176,7 +176,7 @@ enum RunCommand: Command {
             return .specOrUsageError
         }
         progress.finish()
-        let summary = TextSummaryWriter.render(report, verbose: arguments.flags.contains("verbose"))
+        let summary = TextSummaryWriter.render(report, verbose: arguments.flags.contains("verbose"), width: ConsoleWidth.current())
         console.out(console.colors ? ConsoleStyle.colorize(summary) : summary)
         if let world = result.world, let hint = WorldMismatch.hint(in: result.outcomes, profile: world) {
             console.err("run: hint: \(hint)\n")

@@ -21,6 +21,7 @@ public enum HTMLReportWriter {
         html += header(report, client: client)
         html += certification(report)
         html += summary(report)
+        html += rootCauses(report)
         html += stateMachine(report)
         html += requirements(report)
         html += failures(report)
@@ -155,6 +156,31 @@ public enum HTMLReportWriter {
         return lines
     }
 
+    /// Every root cause, fix-first: what it is, what to do, the requirements it blocks and every case.
+    private static func rootCauses(_ report: ComplianceReport) -> [String] {
+        let causes = report.rootCauses ?? []
+        guard !causes.isEmpty else { return [] }
+        var lines = ["<section id=\"root-causes\">", "<h2>Fix first</h2>",
+                     "<p class=\"small\">Findings that are the same in many cases, and the reasons cases could not run, "
+                     + "grouped: the ones that block the most requirements first.</p>", "<ol class=\"root-causes\">"]
+        for cause in causes {
+            let requirements = cause.requirements.map { "<a href=\"#\(anchor($0))\">\(escape($0))</a>" }.joined(separator: ", ")
+            let cases = cause.cases.map { id in
+                report.testCase(id).map { [.fail, .error, .known].contains($0.status) } == true
+                    ? "<a href=\"#\(anchor("case-" + id))\">\(escape(id))</a>" : escape(id)
+            }.joined(separator: ", ")
+            lines.append("<li id=\"\(anchor("root-cause-" + cause.id))\">"
+                         + (cause.check.map { "<code>\(escape($0))</code>: " } ?? "") + "<strong>\(escape(cause.summary))</strong>"
+                         + (cause.advice.map { "; \(escape($0))" } ?? "")
+                         + "<div class=\"small\">blocks \(cause.requirements.count) requirement\(cause.requirements.count == 1 ? "" : "s") "
+                         + "(\(cause.mustRequirements) MUST)" + (requirements.isEmpty ? "" : ": \(requirements)") + "</div>"
+                         + "<details><summary>\(cause.cases.count) case\(cause.cases.count == 1 ? "" : "s")</summary>"
+                         + "<div class=\"small\">\(cases)</div></details></li>")
+        }
+        lines += ["</ol>", "</section>"]
+        return lines
+    }
+
     private static func failures(_ report: ComplianceReport) -> [String] {
         let failing = report.cases.filter { [.fail, .error, .known].contains($0.status) }
         var lines = ["<section id=\"failures\">", "<h2>Failing cases</h2>"]
@@ -177,9 +203,13 @@ public enum HTMLReportWriter {
                 for finding in testCase.findings {
                     let requirements = finding.requirements.map { "<a href=\"#\(anchor($0))\">\(escape($0))</a>" }.joined(separator: ", ")
                     let events = finding.events.map { "#\($0)" }.joined(separator: " ")
+                    let cause = RootCauseAnalysis.rootCause(of: finding, in: testCase, report: report).map { cause in
+                        "<div class=\"small\">root cause: <a href=\"#\(anchor("root-cause-" + cause.id))\">\(escape(cause.title))</a> "
+                            + "(\(cause.cases.count) case\(cause.cases.count == 1 ? "" : "s"))</div>"
+                    } ?? ""
                     lines.append("<li><strong>\(requirements)</strong> · step \(finding.step) (<code>\(escape(finding.stepKind))</code>) · "
                                  + "<code>\(escape(finding.check))</code><div>\(escape(finding.fullMessage))</div>"
-                                 + (events.isEmpty ? "" : "<div class=\"small\">evidence: \(events)</div>") + "</li>")
+                                 + (events.isEmpty ? "" : "<div class=\"small\">evidence: \(events)</div>") + cause + "</li>")
                 }
                 lines.append("</ul>")
             }
