@@ -73,6 +73,23 @@ struct RequirementVerdictTests {
         #expect(verdict.reason == "no case covers it yet")
     }
 
+    @Test("a requirement whose refresh variants were skipped for an unused trigger stays untested, even beside cases skipped for a capability")
+    func triggerSkipsBesideCapabilitySkipsStayUntested() {
+        let covering = [
+            VerdictRule.Covering(id: "queued-requests-share-one-refresh[unauthorized]", status: .skipped,
+                                 reason: VerdictRule.triggerNotUsed + "the client did not refresh on a 401"),
+            VerdictRule.Covering(id: "background-refresh-joins-the-foreground-refresh", status: .skipped,
+                                 reason: "the adapter does not declare background-refresh"),
+        ]
+        let (status, reason) = VerdictRule.decide(level: .must, capability: nil, declared: [], charged: 0, covering: covering)
+        #expect(status == .untested)
+        #expect(reason?.hasPrefix("every covering case was skipped: queued-requests-share-one-refresh[unauthorized]: refresh trigger not used") == true,
+                "\(reason ?? "")")
+        // Skipped only for a capability, the requirement does not apply.
+        let (alone, _) = VerdictRule.decide(level: .must, capability: nil, declared: [], charged: 0, covering: [covering[1]])
+        #expect(alone == .skipped)
+    }
+
     @Test("informative and server statements are not testable")
     func informativeIsNotTestable() throws {
         let result = try Self.result()

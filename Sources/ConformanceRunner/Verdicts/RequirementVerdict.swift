@@ -83,8 +83,11 @@ public enum VerdictRule {
                     + why.joined(separator: "; "))
         }
         // A variant skipped for a refresh trigger the client does not use says nothing of the requirement: unlike
-        // a missing capability, it never makes the requirement not apply.
-        if let first = covering.first(where: { !($0.reason ?? "").hasPrefix(triggerNotUsed) }) { return (.skipped, first.reason) }
+        // a missing capability, it never makes the requirement not apply, nor do other cases skipped beside it
+        // (a client that never refreshes is not excused from single flight by lacking background refresh).
+        if !covering.contains(where: { ($0.reason ?? "").hasPrefix(triggerNotUsed) }), let first = covering.first {
+            return (.skipped, first.reason)
+        }
         if !covering.isEmpty {
             return (.untested, "every covering case was skipped: " + covering.map { "\($0.id): \($0.reason ?? "skipped")" }.joined(separator: "; "))
         }
