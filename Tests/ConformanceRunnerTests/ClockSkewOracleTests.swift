@@ -66,7 +66,9 @@ struct ClockSkewOracleTests {
 
     /// Alice's access token refused with a 401 for three requests of three commands (`causes`), with a refresh
     /// between the second and the third when `refreshing`.
-    static func refusedThrice(skew: Double, causes: [String] = ["c2", "c3", "c4"], refreshing: Bool = false) -> CraftedTrace {
+    /// With `refreshingLate`, the refresh comes after the third (a refresh a backoff deferred).
+    static func refusedThrice(skew: Double, causes: [String] = ["c2", "c3", "c4"], refreshing: Bool = false,
+                              refreshingLate: Bool = false) -> CraftedTrace {
         var crafted = Self.crafted(skew: skew)
         let tokens = crafted.signInAlice()
         crafted.world.addFault(path: "/resources/*", kind: .expiredToken, times: 3)
@@ -74,6 +76,7 @@ struct ClockSkewOracleTests {
             if number == 2, refreshing { crafted.exchange(Self.refresh(tokens.refresh)) }
             crafted.exchange(Self.resource(tokens.access), cause: cause)
         }
+        if refreshingLate { crafted.exchange(Self.refresh(tokens.refresh)) }
         return crafted
     }
 
@@ -91,5 +94,12 @@ struct ClockSkewOracleTests {
         #expect(try Self.refusedThrice(skew: -Self.year, refreshing: true).findings(NoDeadSessionFromClockSkew()).isEmpty)
         #expect(try Self.refusedThrice(skew: -Self.year, causes: ["c2", "c2", "c2"]).findings(NoDeadSessionFromClockSkew()).isEmpty)
         #expect(try Self.refusedThrice(skew: 0).findings(NoDeadSessionFromClockSkew()).isEmpty)
+    }
+
+    @Test("a refresh that comes after the third send (deferred by the backoff of a failed one) is no dead session")
+    func refreshDeferredByBackoffPasses() throws {
+        // Found by explore (run 1:5337@refresh-failed-retryable of seed 1): the reference, backing off after a refresh
+        // timed out, sent its refused token for three commands, then refreshed as the backoff ended.
+        #expect(try Self.refusedThrice(skew: -Self.year, refreshingLate: true).findings(NoDeadSessionFromClockSkew()).isEmpty)
     }
 }

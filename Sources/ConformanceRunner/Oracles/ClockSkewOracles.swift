@@ -85,8 +85,9 @@ struct NoRefreshStormFromClockSkew: Oracle {
 /// 401 (not a revocation) while the user keeps asking, never refreshing it. A client that judges expiry by a wall
 /// clock that jumped back believes such a token valid for as long as the jump, and without a refresh on the 401
 /// every request fails. Judged: the token refused for one command's request, then for another's sent after that
-/// refusal, and sent again for a third command after the second refusal, with no refresh sent or in flight since
-/// the first refusal and the session not ended. (A client may send a token refused once, by a fault say, with the
+/// refusal, and sent again for a third command after the second refusal, with no refresh in flight at the first
+/// refusal or sent after it (to the end of the process: a refresh deferred by backoff still comes) and the session
+/// not ended by the third send. (A client may send a token refused once, by a fault say, with the
 /// next request; it must refresh when that is refused too. Resends for one command are retries:
 /// `request-retried-at-most-once`'s.)
 struct NoDeadSessionFromClockSkew: Oracle {
@@ -106,8 +107,10 @@ struct NoDeadSessionFromClockSkew: Oracle {
                   let secondRefusal = second.replyEvent,
                   let third = sends.first(where: { $0.event > secondRefusal && Self.distinct($0, first) && Self.distinct($0, second) })
             else { continue }
+            // Any refresh in flight at the first refusal or sent after it, even after the third send: a client in
+            // the backoff of a failed refresh sends its refused token meanwhile, and its refresh still comes.
             let refreshed = index.exchanges.contains {
-                $0.instance == first.instance && $0.isRefresh && $0.event < third.event && ($0.replyEvent ?? .max) > firstRefusal
+                $0.instance == first.instance && $0.isRefresh && ($0.replyEvent ?? .max) > firstRefusal
             }
             let ended = index.transitions.contains {
                 $0.instance == first.instance && $0.event > firstRefusal && $0.event < third.event
@@ -117,7 +120,7 @@ struct NoDeadSessionFromClockSkew: Oracle {
             judged.insert(token)
             findings.append(context.finding(
                 requirements, id,
-                "the server refused \(context.handles(in: token)) with a 401 for two requests, and a third sent it again, with no refresh since the first refusal: the client takes for valid a token the server refuses (a dead session)",
+                "the server refused \(context.handles(in: token)) with a 401 for two requests, and a third sent it again, with no refresh after the first refusal: the client takes for valid a token the server refuses (a dead session)",
                 [first.event, second.event, third.event]))
         }
         return findings
