@@ -5,6 +5,20 @@ import Testing
 // One suite per oracle of Sources/ConformanceRunner/Oracles: each shows the oracle silent on the correct fake
 // and failing the fake that carries the matching defect, charged to the oracle's requirement with evidence.
 
+@Suite("password search")
+struct PasswordSearchTests {
+    @Test("a password form is found in text as UTF-8 bytes: at the start, the end, after a false start, and not when absent")
+    func bytesContain() {
+        let needle = Array("pa%C3%A9ss".utf8)
+        #expect(NoTokenInClientOutput.bytes(of: "pa%C3%A9ss at the start", contain: needle))
+        #expect(NoTokenInClientOutput.bytes(of: "at the end pa%C3%A9ss", contain: needle))
+        #expect(NoTokenInClientOutput.bytes(of: "papa%C3%A9ss", contain: needle))
+        #expect(!NoTokenInClientOutput.bytes(of: "pa%C3%A9s", contain: needle))
+        #expect(!NoTokenInClientOutput.bytes(of: "", contain: needle))
+        #expect(NoTokenInClientOutput.bytes(of: "mot de passe é", contain: Array("passe é".utf8)))
+    }
+}
+
 @Suite("oracle: single-refresh-in-flight")
 struct SingleRefreshInFlightTests {
     static let yaml = Harness.caseFile("""

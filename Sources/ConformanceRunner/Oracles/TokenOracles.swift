@@ -52,8 +52,9 @@ struct NoTokenInClientOutput: Oracle {
     private func passwordLeaks(_ context: OracleContext) -> [Finding] {
         let passwords = Set(context.index.commands.compactMap(\.value.password).filter { $0.count >= 8 })
         guard !passwords.isEmpty else { return [] }
-        let forms = passwords.flatMap(Self.passwordForms)
-        let holds = { (text: String) in forms.contains { text.contains($0) } }
+        // Searched as UTF-8 bytes: Foundation's `String.contains` was nearly half of an explored run's time.
+        let forms = passwords.flatMap(Self.passwordForms).map { Array($0.utf8) }
+        let holds = { (text: String) in forms.contains { Self.bytes(of: text, contain: $0) } }
         var findings: [Finding] = []
         if let text = context.index.emittedTexts.first(where: { holds($0.value) }) {
             findings.append(context.finding(
@@ -73,6 +74,26 @@ struct NoTokenInClientOutput: Oracle {
                 [context.trace.events.last?.number ?? 0]))
         }
         return findings
+    }
+
+    /// Whether `needle` occurs in the UTF-8 bytes of `text`.
+    static func bytes(of text: String, contain needle: [UInt8]) -> Bool {
+        guard let first = needle.first else { return true }
+        var text = text
+        return text.withUTF8 { haystack in
+            guard haystack.count >= needle.count else { return false }
+            var start = 0
+            let last = haystack.count - needle.count
+            while start <= last {
+                if haystack[start] == first {
+                    var matched = 1
+                    while matched < needle.count, haystack[start + matched] == needle[matched] { matched += 1 }
+                    if matched == needle.count { return true }
+                }
+                start += 1
+            }
+            return false
+        }
     }
 
     /// A password as typed and as a client might encode it: percent- and form-encoded, base64, base64url, hex.
