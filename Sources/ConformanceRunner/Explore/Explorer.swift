@@ -132,7 +132,7 @@ public struct Explorer: Sendable {
         // A random exploration is one batch; a guided one waits for each batch before aiming the next.
         let batch = options.strategy == .guided ? ExploreOptions.batchSize : max(runs.count, 1)
         var nextBatch = 0
-        func outOfTime() -> Bool { options.timeBudget.map { now() - started >= $0 } ?? false }
+        @Sendable func outOfTime() -> Bool { options.timeBudget.map { now() - started >= $0 } ?? false }
         while nextBatch < runs.count, RunInterruption.requested == nil, !outOfTime(), nextBatch < stop.load(ordering: .relaxed) {
             let batchStart = nextBatch
             let batchEnd = min(batchStart + batch, runs.count)
@@ -140,7 +140,7 @@ public struct Explorer: Sendable {
             next.store(batchStart, ordering: .relaxed)
             DispatchQueue.concurrentPerform(iterations: max(1, min(options.jobs, batchEnd - batchStart))) { _ in
                 while RunInterruption.requested == nil {
-                    if let budget = options.timeBudget, now() - started >= budget { return }
+                    if outOfTime() { return }
                     let position = next.add(1, ordering: .relaxed).oldValue
                     guard position < batchEnd, position < stop.load(ordering: .relaxed) else { return }
                     // Every other run of a guided batch is aimed; the rest stay random, to find what no aim names.

@@ -78,10 +78,7 @@ extension ExploreCommand {
             if arguments.value("timeout") != nil { adapterOptions += " --timeout \(timeout)" }
             clientOptions = adapterOptions
             adapterOptions += WorldArgument.reproduceOption(arguments)
-            if let world = arguments.value("world") {
-                var isDirectory: ObjCBool = false
-                if FileManager.default.fileExists(atPath: world, isDirectory: &isDirectory), !isDirectory.boolValue { worldFile = world }
-            }
+            worldFile = arguments.value("world").flatMap { WorldArgument.names(file: $0) ? $0 : nil }
             let root = WorkingDirectory.relative(specRoot)
             if arguments.value("spec-root") != nil, root != "Specs" { specRootOption = " --spec-root '\(root)'" }
         }

@@ -36,6 +36,12 @@ enum WorldArgument {
     }
 
     /// The usage error for a `--world` that is neither a file nor one of the spec's worlds; nil otherwise.
+    /// Whether `--world TEXT` names a world profile file (an existing file, not a folder) rather than a spec world.
+    static func names(file text: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: text, isDirectory: &isDirectory) && !isDirectory.boolValue
+    }
+
     static func unknownName(_ text: String, bundle: SpecBundle) -> UsageError? {
         guard !FileManager.default.fileExists(atPath: text), !bundle.worlds.contains(where: { $0.name == text }) else { return nil }
         let names = bundle.worlds.map(\.name)
@@ -55,10 +61,7 @@ enum WorldArgument {
     /// The profile `text` names: an existing file is read as a world file; otherwise a name among the
     /// spec's worlds (`bundle`).
     static func resolve(_ text: String, bundle: SpecBundle) throws(Failure) -> WorldProfile {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: text, isDirectory: &isDirectory), !isDirectory.boolValue {
-            return try load(file: text)
-        }
+        if names(file: text) { return try load(file: text) }
         if let profile = bundle.worlds.first(where: { $0.name == text }) { return profile }
         let names = bundle.worlds.map(\.name)
         throw Failure(rendered: "error: no world profile '\(text)': not a file, and the spec's worlds are "
