@@ -61,8 +61,23 @@ public final class HostedClientAdapter<Client: HostedClient>: InProcessClient, @
 /// Whatever arrives in one read is handled before the answers go out, in one write.
 public enum AdapterProcessMain {
     public static func run(_ adapter: some InProcessClient) -> Never {
+        run(make: { adapter }, declaresReset: false)
+    }
+
+    /// With `declaresReset`, the hello adds the `reset` capability and a `reset` replaces the client with a new
+    /// one from `make`, whose hello answers it (docs/adapter-protocol.md: fast restarts).
+    public static func run(make: () -> any InProcessClient, declaresReset: Bool) -> Never {
+        var adapter = make()
+        func hello(_ client: any InProcessClient) -> String {
+            client.start().map { message in
+                guard declaresReset, case .hello(let version, let implementation, let capabilities, let offline, let http, let triggers) = message
+                else { return message.line + "\n" }
+                return AdapterMessage.hello(protocolVersion: version, implementation: implementation, capabilities: capabilities + ["reset"],
+                                            offlineResources: offline, httpMode: http, refreshTriggers: triggers).line + "\n"
+            }.joined()
+        }
         var framer = JSONLineFramer()
-        var output = adapter.start().map { $0.line + "\n" }.joined()
+        var output = hello(adapter)
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             write(output)
@@ -72,7 +87,13 @@ public enum AdapterProcessMain {
             guard count > 0 else { exit(0) }
             do {
                 for line in try framer.feed(buffer[0..<count]) {
-                    output += adapter.handle(try RunnerMessage(line: line)).map { $0.line + "\n" }.joined()
+                    let message = try RunnerMessage(line: line)
+                    if declaresReset, case .reset = message {
+                        adapter = make()
+                        output += hello(adapter)
+                        continue
+                    }
+                    output += adapter.handle(message).map { $0.line + "\n" }.joined()
                 }
             } catch {
                 write(output)

@@ -98,6 +98,19 @@ struct ExitCodeTests {
         #expect(code == .adapterNotStarted)
     }
 
+    @Test("explore whose adapter cannot start writes its report, marked incomplete with the startup failure, and exits 3")
+    func exploreWritesAReportWhenTheAdapterCannotStart() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("explore.json")
+        let (code, _) = run("explore", "--spec-root", Paths.specs, "--adapter", "exit 4", "--timeout", "5", "--runs", "5",
+                            "--report", "json=\(file.path)")
+        #expect(code == .adapterNotStarted)
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+        #expect((report["run"] as? [String: Any])?["completed"] as? Bool == false)
+        #expect((report["cases"] as? [Any])?.isEmpty == true)
+    }
+
     @Test("the summary says what the reasons after the first count")
     func moreReasonsAreNamed() {
         let (_, console) = run("run", "--spec-root", Paths.specs, "--adapter", "exit 4", "--timeout", "5")

@@ -10,7 +10,7 @@ struct InterruptionTests {
     /// Starts `run` against the hanging adapter, waits until both of its instances (the probe's and the
     /// case's) started their escaped descendant, sends `signal`, and returns the exit status, those
     /// descendants' ids and the JSON report.
-    static func interrupt(with signal: Int32) throws -> (status: Int32, descendants: [Int32], report: [String: Any]) {
+    static func interrupt(with signal: Int32, explore: Bool = false) throws -> (status: Int32, descendants: [Int32], report: [String: Any]) {
         try #require(FileManager.default.isExecutableFile(atPath: executable.path), "build the executable first")
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("interrupt-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -20,8 +20,8 @@ struct InterruptionTests {
         let process = Process()
         process.executableURL = executable
         process.currentDirectoryURL = Paths.root
-        process.arguments = ["run", "--adapter", "exec /bin/sh '\(fixture.path)'", "--timeout", "120",
-                             "--case", "sign-in-validates-input-first", "--report", "json=\(reportFile.path)"]
+        process.arguments = (explore ? ["explore", "--runs", "50", "--no-shrink"] : ["run", "--case", "sign-in-validates-input-first"])
+            + ["--adapter", "exec /bin/sh '\(fixture.path)'", "--timeout", "120", "--report", "json=\(reportFile.path)"]
         process.environment = ProcessInfo.processInfo.environment.merging(["HOSTILE_PID_FILE": pidFile.path]) { $1 }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
@@ -62,5 +62,17 @@ struct InterruptionTests {
         #expect(status == 143)
         for descendant in descendants { #expect(!Self.isRunning(descendant), "process \(descendant) was left behind") }
         #expect((report["run"] as? [String: Any])?["completed"] as? Bool == false)
+    }
+
+    @Test("SIGINT to explore ends the run it cut short without counting it, writes the report marked incomplete, exits 130")
+    func exploreInterrupted() throws {
+        let (status, descendants, report) = try Self.interrupt(with: SIGINT, explore: true)
+        #expect(status == 130)
+        for descendant in descendants { #expect(!Self.isRunning(descendant), "process \(descendant) was left behind") }
+        #expect((report["run"] as? [String: Any])?["completed"] as? Bool == false)
+        // The run the signal cut short is no failure: the report holds only the exploration's summary, of no run.
+        let cases = try #require(report["cases"] as? [[String: Any]])
+        #expect(cases.map { $0["id"] as? String } == ["explore-seed-1"])
+        #expect((cases.first?["reason"] as? String)?.hasPrefix("0 passed, 0 failed, 0 inconclusive, 0 errored") == true)
     }
 }

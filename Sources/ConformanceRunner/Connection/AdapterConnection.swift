@@ -57,9 +57,12 @@ public protocol AdapterLauncher: Sendable {
     func launch(reusing: Bool) throws(AdapterFailure) -> any AdapterConnection
     /// The run is over: stops the processes kept for reuse.
     func stopIdle()
+    /// Whether a released instance's process is kept and reset for the next one (an adapter that declared `reset`).
+    var reusesProcesses: Bool { get }
 }
 
 extension AdapterLauncher {
     public func launch(reusing: Bool) throws(AdapterFailure) -> any AdapterConnection { try launch() }
     public func stopIdle() {}
+    public var reusesProcesses: Bool { false }
 }

@@ -110,6 +110,8 @@ final class ProcessConnection: AdapterConnection {
 
     func release() {
         guard declaredReset, !broken, process.exitStatus == nil, let pool else { return kill() }
+        // What was not sent belongs to the instance that ended; the next one starts from the reset.
+        outgoing = []
         pool.put(self)
     }
 
@@ -171,6 +173,8 @@ public struct ProcessAdapterLauncher: AdapterLauncher {
     }
 
     public var description: String { commandLine }
+
+    public var reusesProcesses: Bool { reuse }
 
     public func launch() throws(AdapterFailure) -> any AdapterConnection {
         try launch(reusing: false)

@@ -42,9 +42,15 @@ final class ClientDriver {
     /// Set by a `schedule` step: the world's order of answers at each barrier. Nil: the canonical order.
     var schedule: BarrierSchedule?
 
-    init(launcher: any AdapterLauncher, seed: UInt64, profile: WorldProfile = .jsonV1) {
+    /// A kill ends the client instance but keeps its process for a `reset` (explore's fast restarts): the
+    /// process is released as at a case's end and the next instance is a reset one. Only an adapter that
+    /// declared `reset` is kept; any other is killed as usual.
+    private let killsByReset: Bool
+
+    init(launcher: any AdapterLauncher, seed: UInt64, profile: WorldProfile = .jsonV1, killsByReset: Bool = false) {
         self.launcher = launcher
         self.seed = seed
+        self.killsByReset = killsByReset
         world = World(seed: seed, profile: profile)
     }
 
@@ -157,7 +163,7 @@ final class ClientDriver {
     private func start() throws(AdapterFailure) {
         killPointLanded = nil
         instance += 1
-        let connection = try launcher.launch(reusing: instance == 1)
+        let connection = try launcher.launch(reusing: instance == 1 || killsByReset)
         self.connection = connection
         record(.processStarted(instance: instance))
         let first = try receive()
@@ -188,8 +194,14 @@ final class ClientDriver {
 
     func kill(reason: String) {
         guard let connection else { return }
-        connection.kill()
-        capturedLog += connection.capturedLog
+        if killsByReset {
+            // Its log first: once released, another case may take the process and reset it.
+            capturedLog += connection.capturedLog
+            connection.release()
+        } else {
+            connection.kill()
+            capturedLog += connection.capturedLog
+        }
         self.connection = nil
         stopLoopback()
         record(.processKilled(instance: instance, reason: reason))
@@ -538,8 +550,9 @@ final class ClientDriver {
     /// Ends the case: the client is stopped and its log collected.
     func finish() {
         if let connection {
-            connection.release()
+            // Its log first: once released, another case may take the process and reset it.
             capturedLog += connection.capturedLog
+            connection.release()
             self.connection = nil
         }
         stopLoopback()

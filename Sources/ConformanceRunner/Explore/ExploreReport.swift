@@ -29,6 +29,7 @@ extension Explorer {
                             adapter: launcher.description, seed: result.options.seed, outcomes: outcomes,
                             requirements: verdicts, startupFailure: result.startupFailure)
         run.world = world
+        run.interruptedBy = result.interruptedBy
         return run
     }
 }

@@ -72,6 +72,12 @@ public struct ExploreShard: Sendable, Hashable {
 
     /// The runs of 1...total in this shard, in order.
     public func runs(upTo total: Int) -> StrideThrough<Int> { stride(from: index, through: total, by: count) }
+
+    /// How many runs of 1...total this shard plays, without listing them (`--runs` may be in the billions).
+    public func runCount(upTo total: Int) -> Int { total < index ? 0 : (total - index) / count + 1 }
+
+    /// The run at `position` (0-based) of this shard's runs.
+    public func run(at position: Int) -> Int { index + position * count }
 }
 
 /// A distinct failure: the oracle (or error) and the requirements it charges. Reported once, with its first run.

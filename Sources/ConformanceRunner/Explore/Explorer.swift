@@ -28,9 +28,14 @@ public struct ExploreOptions: Sendable {
     /// Stops at the first run showing a failure this accepts: no run after it starts, the runs before it
     /// finish, so the run found is the lowest whatever `jobs` (a known-bad variant's search, `mutants --explore`).
     public var stopAt: (@Sendable (ExploreFailureKey) -> Bool)?
+    /// Through an adapter that declared `reset`, every kill of run K ends the process when K is a multiple of this;
+    /// in the other runs a kill ends the client instance and resets its process (a new process costs an
+    /// interpreter's or a JVM's start). A failure first seen with such kills is played again with real ones
+    /// before it is reported. 1: every kill ends the process (`--real-kills`).
+    public var processDeathEvery = 8
 
     public init(seed: UInt64 = 1, runs: Int = 1_000, jobs: Int = 1, strategy: ExploreStrategy = .guided, shard: ExploreShard? = nil,
-                timeBudget: Double? = nil, stopAt: (@Sendable (ExploreFailureKey) -> Bool)? = nil) {
+                timeBudget: Double? = nil, stopAt: (@Sendable (ExploreFailureKey) -> Bool)? = nil, processDeathEvery: Int = 8) {
         self.seed = seed
         self.runs = runs
         self.jobs = jobs
@@ -38,6 +43,7 @@ public struct ExploreOptions: Sendable {
         self.shard = shard
         self.timeBudget = timeBudget
         self.stopAt = stopAt
+        self.processDeathEvery = processDeathEvery
     }
 }
 
@@ -60,6 +66,8 @@ public struct ExploreResult: Sendable {
     public var failures: [ExploreFailure] = []
     /// Set when the client could not be started at all.
     public var startupFailure: AdapterFailure?
+    /// The signal (SIGINT, SIGTERM) that stopped the exploration before its runs were done, or nil.
+    public var interruptedBy: Int32?
     /// Runs that asked the client to sign in, and runs in which it reached an authenticated session.
     public var askedToSignIn = 0
     public var signedIn = 0
@@ -67,6 +75,9 @@ public struct ExploreResult: Sendable {
     public var worldHint: String?
     /// How many conclusive runs reached each situation (`Situation`): what the exploration put the client through.
     public var coverage: [Situation: Int] = [:]
+    /// Kills that ended the adapter's process, and kills that reset it instead (`ExploreOptions.processDeathEvery`).
+    public var processDeaths = 0
+    public var resetKills = 0
 
     /// The situations no conclusive run reached, in declaration order.
     public var unreached: [Situation] { Situation.allCases.filter { coverage[$0, default: 0] == 0 } }
@@ -108,13 +119,23 @@ public struct Explorer: Sendable {
         self.world = world ?? (probe.httpMode == .loopback ? .rfc6749 : .jsonV1)
     }
 
-    /// Plays one case (a generated run, a shrunk one, or a candidate of the shrinker) with the run seed.
-    public func play(_ acceptanceCase: AcceptanceCase, seed: UInt64) -> CaseOutcome {
+    /// Plays one case (a generated run, a shrunk one, or a candidate of the shrinker) with the run seed. With
+    /// `killsByReset`, its kills reset the adapter's process instead of starting another (`killsByReset(_:_:)`).
+    public func play(_ acceptanceCase: AcceptanceCase, seed: UInt64, killsByReset: Bool = false) -> CaseOutcome {
         CaseExecutor(acceptanceCase: acceptanceCase, machine: machine, launcher: launcher, capabilities: capabilities,
-                     offlineResources: offlineResources, seed: seed, world: world).run()
+                     offlineResources: offlineResources, seed: seed, world: world, killsByReset: killsByReset).run()
     }
 
-    public func play(_ run: ExploreRunID) -> CaseOutcome { play(run.acceptanceCase(), seed: run.seed) }
+    /// Plays a generated run with kills as an exploration with `processDeathEvery` plays them.
+    public func play(_ run: ExploreRunID, processDeathEvery: Int = 1) -> CaseOutcome {
+        play(run.acceptanceCase(), seed: run.seed, killsByReset: killsByReset(run, processDeathEvery: processDeathEvery))
+    }
+
+    /// Whether the kills of `run` reset the adapter's process: only for an adapter that declared `reset`, kept across
+    /// cases, and not in the runs whose number is a multiple of `processDeathEvery` (every kill real in those).
+    public func killsByReset(_ run: ExploreRunID, processDeathEvery: Int) -> Bool {
+        processDeathEvery > 1 && run.run % processDeathEvery != 0 && launcher.reusesProcesses && capabilities.contains("reset")
+    }
 
     /// Runs 1...options.runs (the shard's part of them) over `options.jobs` workers. `progress` is called after
     /// each run with the runs done and the distinct failures it showed first (in the order they were met).
@@ -123,19 +144,20 @@ public struct Explorer: Sendable {
         -> ExploreResult
     {
         let shard = options.shard ?? ExploreShard(index: 1, count: 1)!
-        let runs = Array(shard.runs(upTo: options.runs))
+        // Positions, not a list of runs: memory does not grow with `options.runs`.
+        let runCount = shard.runCount(upTo: options.runs)
         let state = Mutex(Tally())
         let next = Atomic<Int>(0)
         // The position of the lowest run that showed a failure `stopAt` accepts: no later run starts.
         let stop = Atomic<Int>(Int.max)
         let started = now()
         // A random exploration is one batch; a guided one waits for each batch before aiming the next.
-        let batch = options.strategy == .guided ? ExploreOptions.batchSize : max(runs.count, 1)
+        let batch = options.strategy == .guided ? ExploreOptions.batchSize : max(runCount, 1)
         var nextBatch = 0
         @Sendable func outOfTime() -> Bool { options.timeBudget.map { now() - started >= $0 } ?? false }
-        while nextBatch < runs.count, RunInterruption.requested == nil, !outOfTime(), nextBatch < stop.load(ordering: .relaxed) {
+        while nextBatch < runCount, RunInterruption.requested == nil, !outOfTime(), nextBatch < stop.load(ordering: .relaxed) {
             let batchStart = nextBatch
-            let batchEnd = min(batchStart + batch, runs.count)
+            let batchEnd = min(batchStart + batch, runCount)
             let aims = options.strategy == .guided ? Self.aims(coverage: state.withLock { $0.coverage }) : []
             next.store(batchStart, ordering: .relaxed)
             DispatchQueue.concurrentPerform(iterations: max(1, min(options.jobs, batchEnd - batchStart))) { _ in
@@ -146,9 +168,12 @@ public struct Explorer: Sendable {
                     // Every other run of a guided batch is aimed; the rest stay random, to find what no aim names.
                     let offset = position - batchStart
                     let focus = aims.isEmpty || offset % 2 == 1 ? nil : aims[(offset / 2) % aims.count]
-                    let run = ExploreRunID(seed: options.seed, run: runs[position], focus: focus)
-                    let outcome = play(run)
-                    let (done, new) = state.withLock { $0.record(run, outcome, world: world) }
+                    let run = ExploreRunID(seed: options.seed, run: shard.run(at: position), focus: focus)
+                    let byReset = killsByReset(run, processDeathEvery: options.processDeathEvery)
+                    let outcome = play(run.acceptanceCase(), seed: run.seed, killsByReset: byReset)
+                    // A run cut short by the signal is no run: it neither passed nor showed a failure.
+                    if RunInterruption.requested != nil, outcome.status == .error { return }
+                    let (done, new) = state.withLock { $0.record(run, outcome, world: world, killsByReset: byReset) }
                     if let stopAt = options.stopAt, ExploreFailureKey.of(outcome).contains(where: stopAt) {
                         stop.min(position, ordering: .relaxed)
                     }
@@ -157,20 +182,52 @@ public struct Explorer: Sendable {
             }
             nextBatch = batchEnd
         }
-        return state.withLock { tally in
-            var result = ExploreResult(options: options)
-            result.runsDone = tally.done
-            result.passed = tally.counts[.pass, default: 0]
-            result.failed = tally.counts[.fail, default: 0]
-            result.inconclusive = tally.counts[.inconclusive, default: 0]
-            result.errored = tally.counts[.error, default: 0]
-            result.askedToSignIn = tally.askedToSignIn
-            result.signedIn = tally.signedIn
-            result.worldHint = tally.worldHint?.text
-            result.coverage = tally.coverage
-            result.failures = tally.first.map { ExploreFailure(key: $0.key, run: $0.value.run, outcome: $0.value.outcome) }
-                .sorted { ($0.run, $0.key) < ($1.run, $1.key) }
-            return result
+        var tally = state.withLock { $0 }
+        if RunInterruption.requested == nil { confirmWithProcessDeaths(&tally, options) }
+        var result = ExploreResult(options: options)
+        if tally.done < runCount { result.interruptedBy = RunInterruption.requested }
+        result.runsDone = tally.done
+        result.passed = tally.counts[.pass, default: 0]
+        result.failed = tally.counts[.fail, default: 0]
+        result.inconclusive = tally.counts[.inconclusive, default: 0]
+        result.errored = tally.counts[.error, default: 0]
+        result.askedToSignIn = tally.askedToSignIn
+        result.signedIn = tally.signedIn
+        result.worldHint = tally.worldHint?.text
+        result.coverage = tally.coverage
+        result.processDeaths = tally.processDeaths
+        result.resetKills = tally.resetKills
+        result.failures = tally.first.map { ExploreFailure(key: $0.key, run: $0.value.run, outcome: $0.value.outcome) }
+            .sorted { ($0.run, $0.key) < ($1.run, $1.key) }
+        return result
+    }
+
+    /// A failure first seen in a run whose kills reset the adapter's process is played again with every kill ending
+    /// it, as `run` and the shrunk case play it. Seen again: reported with the real run. Not seen: the run differs
+    /// only by how kills were played, so the adapter's `reset` kept something a new process would not have; that
+    /// is reported instead (`error:resetKeepsState`), once per run.
+    private func confirmWithProcessDeaths(_ tally: inout Tally, _ options: ExploreOptions) {
+        var replayed: [ExploreRunID: CaseOutcome] = [:]
+        for key in tally.first.keys.sorted() {
+            guard let first = tally.first[key], killsByReset(first.run, processDeathEvery: options.processDeathEvery),
+                  first.outcome.trace.events.contains(where: { if case .processKilled = $0.kind { true } else { false } })
+            else { continue }
+            let real = replayed[first.run] ?? play(first.run.acceptanceCase(), seed: first.run.seed)
+            replayed[first.run] = real
+            if ExploreFailureKey.of(real).contains(key) {
+                tally.first[key] = (first.run, real)
+                continue
+            }
+            tally.first[key] = nil
+            let resetKey = ExploreFailureKey(check: "error:resetKeepsState", requirements: [])
+            guard tally.first[resetKey].map({ first.run < $0.run }) ?? true else { continue }
+            let soft = first.outcome
+            let reason = "resetKeepsState: run \(first.run) shows \(key) when its kills reset the adapter's process, and not when "
+                + "they end it (\(real.status.rawValue) then): the adapter's 'reset' keeps state a new process would not have "
+                + "(docs/adapter-protocol.md, 'reset')"
+            tally.first[resetKey] = (first.run, CaseOutcome(
+                caseID: soft.caseID, title: soft.title, file: soft.file, requirements: soft.requirements, status: .error,
+                findings: [], reason: reason, stderrTail: soft.stderrTail, trace: soft.trace, vault: soft.vault, seed: soft.seed))
         }
     }
 
@@ -192,9 +249,15 @@ public struct Explorer: Sendable {
         var signedIn = 0
         var worldHint: (run: ExploreRunID, text: String)?
         var coverage: [Situation: Int] = [:]
+        var processDeaths = 0
+        var resetKills = 0
 
-        mutating func record(_ run: ExploreRunID, _ outcome: CaseOutcome, world: WorldProfile) -> (Int, [ExploreFailureKey]) {
+        mutating func record(_ run: ExploreRunID, _ outcome: CaseOutcome, world: WorldProfile, killsByReset: Bool) -> (Int, [ExploreFailureKey]) {
             done += 1
+            let kills = outcome.trace.events.reduce(0) { count, event in
+                if case .processKilled = event.kind { count + 1 } else { count }
+            }
+            if killsByReset { resetKills += kills } else { processDeaths += kills }
             counts[outcome.status, default: 0] += 1
             for situation in outcome.reached { coverage[situation, default: 0] += 1 }
             if WorldMismatch.askedToSignIn(outcome) {

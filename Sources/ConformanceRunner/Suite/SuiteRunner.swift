@@ -84,9 +84,7 @@ public struct SuiteRunner: Sendable {
         do {
             probe = try Self.probe(launcher)
         } catch {
-            return RunResult(implementation: nil, capabilities: [], offlineResources: [], adapter: launcher.description, seed: options.seed,
-                             outcomes: [], requirements: VerdictBuilder.verdicts(catalogue: catalogue, outcomes: [], capabilities: []),
-                             startupFailure: error)
+            return .notStarted(error, adapter: launcher.description, seed: options.seed, catalogue: catalogue)
         }
         let cases = selectedCases(options)
         let world = options.world ?? defaultWorld(for: probe.httpMode)
@@ -165,4 +163,13 @@ struct AdapterProbe {
     let httpMode: HTTPMode
     /// Nil: not declared; the runner finds out per case (a variant whose trigger started no refresh is skipped).
     let refreshTriggers: Set<RefreshTrigger>?
+}
+
+extension RunResult {
+    /// The result of a run whose client could not be started: no case ran, every requirement untested.
+    public static func notStarted(_ failure: AdapterFailure, adapter: String, seed: UInt64, catalogue: RequirementsCatalogue?) -> RunResult {
+        RunResult(implementation: nil, capabilities: [], offlineResources: [], adapter: adapter, seed: seed, outcomes: [],
+                  requirements: catalogue.map { VerdictBuilder.verdicts(catalogue: $0, outcomes: [], capabilities: []) } ?? [],
+                  startupFailure: failure)
+    }
 }

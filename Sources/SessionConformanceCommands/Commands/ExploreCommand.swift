@@ -12,7 +12,7 @@ import SpecModel
 enum ExploreCommand: Command {
     static let name = "explore"
     static let summary = "Explore generated scenarios and schedules; shrink each failure to a case."
-    static let usage = "session-conformance explore [--runs N] [--seed S] [--adapter COMMAND | --variant NAME] [--world FILE|NAME] [--jobs N] [--strategy guided|random] [--time-budget SECONDS] [--shard I/N] [--replay S:K] [--shrink-dir DIR] [--no-shrink] [--report FORMAT[=PATH]]..."
+    static let usage = "session-conformance explore [--runs N] [--seed S] [--adapter COMMAND | --variant NAME] [--world FILE|NAME] [--jobs N] [--strategy guided|random] [--time-budget SECONDS] [--shard I/N] [--replay S:K] [--shrink-dir DIR] [--no-shrink] [--real-kills] [--report FORMAT[=PATH]]..."
     static let discussion = """
         Plays N generated runs against a client (the in-process reference by default). Run K of seed S is a
         program in the case language, generated from one seeded stream: launch, sign-in, bursts of requests,
@@ -34,7 +34,16 @@ enum ExploreCommand: Command {
         never changes what a run decides. --shard I/N plays every N-th run from the I-th: the shards of a CI matrix cover the runs
         exactly once, and 'session-conformance merge' joins their JSON reports, each distinct failure once.
         --variant NAME explores a known-bad client of 'session-conformance mutants' (in-process), to see
-        what the explorer finds. Exit 1 when a failure was found, or when no sign-in succeeded in 10 or more runs
+        what the explorer finds.
+
+        Kills through an adapter that declares 'reset': in run K, when K is a multiple of 8, every kill ends the
+        adapter's process and the relaunch starts a new one, as 'run' always does; in the other runs a kill ends
+        the client instance and resets the process instead (an interpreter's or a JVM's start costs more than a
+        whole run). A failure first seen in such a run is played again with real kills before it is reported; one
+        that does not show then is reported as the adapter's: its 'reset' keeps state a new process would not have.
+        --real-kills ends the process at every kill.
+
+        Exit 1 when a failure was found, or when no sign-in succeeded in 10 or more runs
         that asked for one (nothing signed in was explored; the console says why when it can tell, such as a
         client that speaks another world profile), 0 otherwise.
         """
@@ -53,6 +62,7 @@ enum ExploreCommand: Command {
         OptionSpec(name: "replay", kind: .value(placeholder: "S:K"), help: "Play run K of seed S and print its program, trace and findings."),
         OptionSpec(name: "shrink-dir", kind: .value(placeholder: "DIR"), help: "Where shrunk cases go (default explore-cases)."),
         OptionSpec(name: "no-shrink", kind: .flag, help: "Report failures without shrinking them."),
+        OptionSpec(name: "real-kills", kind: .flag, help: "End the adapter's process at every kill, not in one run of 8 (see below)."),
         OptionSpec(name: "timeout", kind: .value(placeholder: "SECONDS"), help: "How long one step of an adapter may take (default 10)."),
         OptionSpec(name: "spec-root", kind: .value(placeholder: "DIR"), help: "The spec folder (default Specs, else the Specs beside the executable)."),
         OptionSpec(name: "report", kind: .value(placeholder: "FORMAT[=PATH]"),
@@ -86,16 +96,19 @@ enum ExploreCommand: Command {
             explorer = try Explorer(machine: machine, launcher: launcher, world: world)
         } catch {
             console.err("explore: the client could not be started: \(error)\n")
+            let notStarted = RunResult.notStarted(error, adapter: launcher.description, seed: settings.options.seed,
+                                                  catalogue: lint.bundle.catalogue)
+            _ = try write(notStarted, bundle: lint.bundle, settings: settings, started: Date(), console: console)
             return .adapterNotStarted
         }
         if let replay = settings.replay {
-            return Self.replay(replay, explorer: explorer, console: console)
+            return Self.replay(replay, explorer: explorer, processDeathEvery: settings.options.processDeathEvery, console: console)
         }
         let signals = RunSignals.start(console: console)
         defer { signals.stop() }
         let started = Date()
         let clock = DispatchTime.now().uptimeNanoseconds
-        let progress = ExploreProgress(console: console, total: settings.options.shard.map { Array($0.runs(upTo: settings.options.runs)).count }
+        let progress = ExploreProgress(console: console, total: settings.options.shard.map { $0.runCount(upTo: settings.options.runs) }
                                        ?? settings.options.runs, replay: settings.replayCommand)
         let elapsed: @Sendable () -> Double = { Double(DispatchTime.now().uptimeNanoseconds - clock) / 1e9 }
         // The time budget bounds the whole command: with shrinking on, the runs get two thirds of it and
@@ -125,9 +138,9 @@ enum ExploreCommand: Command {
         return result.failures.isEmpty && !result.exploredNothing ? .success : .conformanceFailure
     }
 
-    private static func replay(_ run: ExploreRunID, explorer: Explorer, console: any Console) -> ExitCode {
+    private static func replay(_ run: ExploreRunID, explorer: Explorer, processDeathEvery: Int, console: any Console) -> ExitCode {
         let steps = run.steps
-        let outcome = explorer.play(run.acceptanceCase(steps: steps), seed: run.seed)
+        let outcome = explorer.play(run, processDeathEvery: processDeathEvery)
         var text = "run \(run.run) of seed \(run.seed)" + (run.focus.map { ", aimed at \($0.rawValue)," } ?? "")
             + " (case \(run.caseID)): \(outcome.status.rawValue)\n\nprogram:\n"
         text += steps.map { "  " + $0.flowLine }.joined(separator: "\n") + "\n\ntrace:\n"
@@ -166,6 +179,13 @@ enum ExploreCommand: Command {
         let summaryID = "explore-seed-\(settings.options.seed)" + (shard.map { "-shard-\($0.index)-of-\($0.count)" } ?? "")
         let runResult = explorer.runResult(result, bundle: bundle, failureOutcomes: outcomes, summaryID: summaryID,
                                            seconds: Date().timeIntervalSince(started))
+        return try write(runResult, bundle: bundle, settings: settings, started: started, console: console)
+    }
+
+    private static func write(_ runResult: RunResult, bundle: SpecBundle, settings: Settings, started: Date,
+                              console: any Console) throws -> ExitCode? {
+        guard !settings.reports.isEmpty else { return nil }
+        let shard = settings.options.shard.flatMap { Shard(index: $0.index, count: $0.count) }
         let context = ReportContext(
             suiteVersion: SessionConformance.version, specRoot: settings.specRoot,
             specDigest: try SpecDigest.of(specRoot: settings.specRoot), bundle: bundle,

@@ -47,6 +47,7 @@ extension ExploreCommand {
             options.runs = try whole("runs", 1_000, atLeast: 1)
             options.jobs = try whole("jobs", 1, atLeast: 1)
             options.strategy = try ExploreCommand.strategy(arguments)
+            if arguments.flags.contains("real-kills") { options.processDeathEvery = 1 }
             timeout = try whole("timeout", 10, atLeast: 1)
             if let text = arguments.value("time-budget") {
                 guard let seconds = Double(text), seconds > 0, seconds.isFinite else {
@@ -77,6 +78,7 @@ extension ExploreCommand {
             }
             if arguments.value("timeout") != nil { adapterOptions += " --timeout \(timeout)" }
             clientOptions = adapterOptions
+            if options.processDeathEvery == 1 { adapterOptions += " --real-kills" }
             adapterOptions += WorldArgument.reproduceOption(arguments)
             worldFile = arguments.value("world").flatMap { WorldArgument.names(file: $0) ? $0 : nil }
             let root = WorkingDirectory.relative(specRoot)

@@ -159,6 +159,13 @@ struct ExploreProgress: Sendable {
         if console.isTerminal { console.err("\r\u{1B}[K") }
         console.err("explore: \(Plural.count(result.runsDone, "run")): \(result.passed) passed, \(result.failed) failed, "
                     + "\(result.inconclusive) inconclusive, \(result.errored) errored; \(result.failures.count) distinct failures\n")
+        if result.resetKills > 0 {
+            console.err("explore: kills: \(result.processDeaths) ended the adapter's process, \(result.resetKills) reset it "
+                        + "(every kill ends it in one run of \(result.options.processDeathEvery); --real-kills for all)\n")
+        }
+        if let signal = result.interruptedBy {
+            console.err("explore: interrupted by signal \(signal) after \(Plural.count(result.runsDone, "run")); the report is marked incomplete\n")
+        }
     }
 }
 
