@@ -13,13 +13,13 @@ struct CaseExecutor {
     var world: WorldProfile = .jsonV1
     /// What the adapter's `hello` declared starts its refreshes; nil when it did not say.
     var refreshTriggers: Set<RefreshTrigger>? = nil
-    /// Kills end the client instance and reset its process instead of starting another (see `ClientDriver`).
-    var killsByReset = false
+    /// Where the client instances come from (see `ClientRestarts`).
+    var restarts = ClientRestarts.processDeaths
 
     func run() -> CaseOutcome {
         let caseSeed = SeededRandom.derive(seed, acceptanceCase.id)
         let missing = acceptanceCase.capabilities.map(\.value).filter { !capabilities.contains($0) }
-        let driver = ClientDriver(launcher: launcher, seed: caseSeed, profile: world, killsByReset: killsByReset)
+        let driver = ClientDriver(launcher: launcher, seed: caseSeed, profile: world, restarts: restarts)
         if !missing.isEmpty {
             return outcome(.skipped, driver: driver, findings: [], seed: caseSeed,
                            reason: "the adapter does not declare \(missing.joined(separator: ", "))")

@@ -66,3 +66,13 @@ extension AdapterLauncher {
     public func stopIdle() {}
     public var reusesProcesses: Bool { false }
 }
+
+/// Where a case's client instances come from, for a launcher that keeps processes for reuse.
+public enum ClientRestarts: Sendable {
+    /// A case's first instance may be an idle process reset for it; every kill starts a new process (`run`).
+    case processDeaths
+    /// As `processDeaths`, but a kill ends the client instance and the relaunch resets the process (`explore`).
+    case resets
+    /// Every instance is a new process, the first one too: nothing is reused (`explore` confirming a failure).
+    case newProcesses
+}

@@ -42,15 +42,15 @@ final class ClientDriver {
     /// Set by a `schedule` step: the world's order of answers at each barrier. Nil: the canonical order.
     var schedule: BarrierSchedule?
 
-    /// A kill ends the client instance but keeps its process for a `reset` (explore's fast restarts): the
-    /// process is released as at a case's end and the next instance is a reset one. Only an adapter that
-    /// declared `reset` is kept; any other is killed as usual.
-    private let killsByReset: Bool
+    /// With `.resets`, a kill ends the client instance but keeps its process for a `reset`: the process is
+    /// released as at a case's end and the next instance is a reset one. Only an adapter that declared `reset`
+    /// is kept; any other is killed as usual.
+    private let restarts: ClientRestarts
 
-    init(launcher: any AdapterLauncher, seed: UInt64, profile: WorldProfile = .jsonV1, killsByReset: Bool = false) {
+    init(launcher: any AdapterLauncher, seed: UInt64, profile: WorldProfile = .jsonV1, restarts: ClientRestarts = .processDeaths) {
         self.launcher = launcher
         self.seed = seed
-        self.killsByReset = killsByReset
+        self.restarts = restarts
         world = World(seed: seed, profile: profile)
     }
 
@@ -163,7 +163,7 @@ final class ClientDriver {
     private func start() throws(AdapterFailure) {
         killPointLanded = nil
         instance += 1
-        let connection = try launcher.launch(reusing: instance == 1 || killsByReset)
+        let connection = try launcher.launch(reusing: restarts == .resets || (instance == 1 && restarts == .processDeaths))
         self.connection = connection
         record(.processStarted(instance: instance))
         let first = try receive()
@@ -194,7 +194,7 @@ final class ClientDriver {
 
     func kill(reason: String) {
         guard let connection else { return }
-        if killsByReset {
+        if restarts == .resets {
             // Its log first: once released, another case may take the process and reset it.
             capturedLog += connection.capturedLog
             connection.release()

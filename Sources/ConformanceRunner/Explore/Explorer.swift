@@ -119,16 +119,17 @@ public struct Explorer: Sendable {
         self.world = world ?? (probe.httpMode == .loopback ? .rfc6749 : .jsonV1)
     }
 
-    /// Plays one case (a generated run, a shrunk one, or a candidate of the shrinker) with the run seed. With
-    /// `killsByReset`, its kills reset the adapter's process instead of starting another (`killsByReset(_:_:)`).
-    public func play(_ acceptanceCase: AcceptanceCase, seed: UInt64, killsByReset: Bool = false) -> CaseOutcome {
+    /// Plays one case (a generated run, a shrunk one, or a candidate of the shrinker) with the run seed; `restarts`
+    /// says where its client instances come from (`killsByReset(_:processDeathEvery:)`).
+    public func play(_ acceptanceCase: AcceptanceCase, seed: UInt64, restarts: ClientRestarts = .processDeaths) -> CaseOutcome {
         CaseExecutor(acceptanceCase: acceptanceCase, machine: machine, launcher: launcher, capabilities: capabilities,
-                     offlineResources: offlineResources, seed: seed, world: world, killsByReset: killsByReset).run()
+                     offlineResources: offlineResources, seed: seed, world: world, restarts: restarts).run()
     }
 
     /// Plays a generated run with kills as an exploration with `processDeathEvery` plays them.
     public func play(_ run: ExploreRunID, processDeathEvery: Int = 1) -> CaseOutcome {
-        play(run.acceptanceCase(), seed: run.seed, killsByReset: killsByReset(run, processDeathEvery: processDeathEvery))
+        play(run.acceptanceCase(), seed: run.seed,
+             restarts: killsByReset(run, processDeathEvery: processDeathEvery) ? .resets : .processDeaths)
     }
 
     /// Whether the kills of `run` reset the adapter's process: only for an adapter that declared `reset`, kept across
@@ -170,7 +171,7 @@ public struct Explorer: Sendable {
                     let focus = aims.isEmpty || offset % 2 == 1 ? nil : aims[(offset / 2) % aims.count]
                     let run = ExploreRunID(seed: options.seed, run: shard.run(at: position), focus: focus)
                     let byReset = killsByReset(run, processDeathEvery: options.processDeathEvery)
-                    let outcome = play(run.acceptanceCase(), seed: run.seed, killsByReset: byReset)
+                    let outcome = play(run.acceptanceCase(), seed: run.seed, restarts: byReset ? .resets : .processDeaths)
                     // A run cut short by the signal is no run: it neither passed nor showed a failure.
                     if RunInterruption.requested != nil, outcome.status == .error { return }
                     let (done, new) = state.withLock { $0.record(run, outcome, world: world, killsByReset: byReset) }
@@ -202,17 +203,17 @@ public struct Explorer: Sendable {
         return result
     }
 
-    /// A failure first seen in a run whose kills reset the adapter's process is played again with every kill ending
-    /// it, as `run` and the shrunk case play it. Seen again: reported with the real run. Not seen: the run differs
-    /// only by how kills were played, so the adapter's `reset` kept something a new process would not have; that
-    /// is reported instead (`error:resetKeepsState`), once per run.
+    /// A failure first seen in a run whose kills reset the adapter's process is played again with a new process
+    /// for every instance, as `run --no-reset` plays it. Seen again: reported with that replay. Not seen: the run
+    /// differs only by how processes were reused, so the adapter's `reset` kept something a new process would not
+    /// have; that is reported instead (`error:resetKeepsState`), once per run.
     private func confirmWithProcessDeaths(_ tally: inout Tally, _ options: ExploreOptions) {
         var replayed: [ExploreRunID: CaseOutcome] = [:]
         for key in tally.first.keys.sorted() {
             guard let first = tally.first[key], killsByReset(first.run, processDeathEvery: options.processDeathEvery),
                   first.outcome.trace.events.contains(where: { if case .processKilled = $0.kind { true } else { false } })
             else { continue }
-            let real = replayed[first.run] ?? play(first.run.acceptanceCase(), seed: first.run.seed)
+            let real = replayed[first.run] ?? play(first.run.acceptanceCase(), seed: first.run.seed, restarts: .newProcesses)
             replayed[first.run] = real
             if ExploreFailureKey.of(real).contains(key) {
                 tally.first[key] = (first.run, real)

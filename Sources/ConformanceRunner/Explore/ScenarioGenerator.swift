@@ -32,7 +32,11 @@ struct ScenarioGenerator {
     private mutating func generate(focus: Situation?) -> [CaseStep] {
         if chance(30) { configure() }
         if chance(80) {
-            add("schedule", [("seed", String(random.next() % 4_294_967_296)), ("delay", pick(["0", "10", "25", "50"]))])
+            let seed = random.next() % 4_294_967_296
+            var schedule = [("seed", String(seed)), ("delay", pick(["0", "10", "25", "50"]))]
+            // Half the schedules are priority-based (PCT), chosen from the seed drawn, so no other step changes.
+            if seed & 1 == 1 { schedule += [("strategy", "pct"), ("changes", String(1 + (seed >> 1) % 3))] }
+            add("schedule", schedule)
         }
         add("launch")
         running = true

@@ -20,6 +20,7 @@ enum ExploreBench {
         let jobs = Int(arguments.value("jobs") ?? "2") ?? 0
         guard runs >= 1, jobs >= 1 else { throw UsageError("--runs and --jobs take a whole number of at least 1") }
         guard let machine else { return .specOrUsageError }
+        let processDeathEvery = arguments.flags.contains("real-kills") ? 1 : ExploreOptions().processDeathEvery
         let inProcess = InProcessLauncher(description: "in-process") { ReferenceClientAdapter() }
         let adapter = adapters.first.map { ProcessAdapterLauncher(commandLine: $0, timeout: .seconds(30)) }
         defer { adapter?.stopIdle() }
@@ -36,7 +37,7 @@ enum ExploreBench {
         for _ in 0..<repeats {
             // Alternating, so both see the same load on this shared machine.
             for (name, explorer) in explorers {
-                let (sample, result) = measure(explorer, runs: runs, jobs: jobs)
+                let (sample, result) = measure(explorer, ExploreOptions(seed: 1, runs: runs, jobs: jobs, processDeathEvery: processDeathEvery))
                 samples[name, default: []].append(sample)
                 failures[name] = result.failures.map { "\($0.key) (first run \($0.run))" }
             }
@@ -89,11 +90,11 @@ enum ExploreBench {
         var resetKills: Int
     }
 
-    private static func measure(_ explorer: Explorer, runs: Int, jobs: Int) -> (Sample, ExploreResult) {
+    private static func measure(_ explorer: Explorer, _ options: ExploreOptions) -> (Sample, ExploreResult) {
         let start = DispatchTime.now().uptimeNanoseconds
         let cpuStart = cpuSeconds(children: false)
         let childStart = cpuSeconds(children: true)
-        let result = explorer.explore(ExploreOptions(seed: 1, runs: runs, jobs: jobs), now: { 0 })
+        let result = explorer.explore(options, now: { 0 })
         // The kept processes are stopped and reaped, so their CPU time is counted as the children's.
         explorer.launcher.stopIdle()
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
@@ -102,7 +103,7 @@ enum ExploreBench {
         let done = Double(max(result.runsDone, 1))
         // What the same work gives on `jobs` cores of its own, when other processes share the machine.
         let sample = Sample(seconds: elapsed, rate: Double(result.runsDone) / elapsed * 60,
-                            cpuRate: Double(result.runsDone) / max(cpu, 1e-9) * 60 * Double(jobs),
+                            cpuRate: Double(result.runsDone) / max(cpu, 1e-9) * 60 * Double(options.jobs),
                             runnerMilliseconds: cpu / done * 1000, childMilliseconds: child / done * 1000,
                             processDeaths: result.processDeaths, resetKills: result.resetKills)
         return (sample, result)

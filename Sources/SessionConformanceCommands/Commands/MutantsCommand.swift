@@ -10,7 +10,7 @@ import SpecModel
 enum MutantsCommand: Command {
     static let name = "mutants"
     static let summary = "Run the suite against every known-bad variant and print the kill matrix and score."
-    static let usage = "session-conformance mutants [--list] [--variant NAME]... [--jobs N] [--seed N] [--explore RUNS [--strategy guided|random]] [--spec-root DIR] [--world FILE|NAME] [--verbose]"
+    static let usage = "session-conformance mutants [--list] [--variant NAME]... [--jobs N] [--seed N] [--explore RUNS [--strategy guided|random] [--connection in-process|process]] [--spec-root DIR] [--world FILE|NAME] [--verbose]"
     static let discussion = """
         Plays every acceptance case against each known-bad client, in-process: the reference (SessionKit) with
         exactly one defect each, and ports of the naive iOS, Android and Flutter code of the platform guide
@@ -25,6 +25,9 @@ enum MutantsCommand: Command {
         --explore RUNS adds a column: the first generated run of 'session-conformance explore' (seed 1, or
         --seed) in which an oracle charges a finding to one of the variant's expected requirements, searching
         at most RUNS runs (docs/exploration.md). Then the exit is 0 only if every variant is also found so.
+        With --connection process the column explores each variant through the reference adapter's process
+        (session-conformance-reference-adapter --reset --variant NAME), as a team's adapter is explored: most
+        kills reset the process, and a failure found so is confirmed with real kills.
         """
     static let options = [
         OptionSpec(name: "variant", kind: .value(placeholder: "NAME"), help: "Run only this variant (repeatable)."),
@@ -36,6 +39,8 @@ enum MutantsCommand: Command {
                    help: "The world profile every variant plays: a file, or one of the spec's worlds (default: json-v1)."),
         OptionSpec(name: "explore", kind: .value(placeholder: "RUNS"),
                    help: "Also search generated runs for each variant, at most RUNS of them (the explore column)."),
+        OptionSpec(name: "connection", kind: .value(placeholder: "in-process|process"),
+                   help: "With --explore: explore in-process (default) or through the reference adapter's process."),
         OptionSpec(name: "verbose", kind: .flag, help: "Also print each finding of each variant."),
         OptionSpec(name: "list", kind: .flag, help: "List the variants and their defects, and run nothing."),
     ]
@@ -75,6 +80,12 @@ enum MutantsCommand: Command {
         let exploreRuns = try arguments.value("explore").map { _ in try number(arguments, "explore", default: 0) }
         if let exploreRuns, exploreRuns < 1 { throw UsageError("--explore must be at least 1") }
         let strategy = try ExploreCommand.strategy(arguments)
+        let throughProcess: Bool
+        switch arguments.value("connection") {
+        case nil, "in-process": throughProcess = false
+        case "process": throughProcess = true
+        case let other?: throw UsageError("--connection takes in-process or process, not '\(other)'")
+        }
         let names = arguments.values["variant"] ?? []
         var mutants = MutantRegistry.all
         if !names.isEmpty {
@@ -114,7 +125,11 @@ enum MutantsCommand: Command {
             var row = Row(mutant: mutant, failed: failedRequirements(result), result: result)
             if let exploreRuns, let machine {
                 if console.isTerminal { console.err("\r\u{1B}[K\(mutant.name): exploring") }
-                row.explored = (try? Explorer(machine: machine, launcher: InProcessLauncher(description: mutant.name, make: mutant.make), world: world))?
+                let launcher: any AdapterLauncher = throughProcess
+                    ? ProcessAdapterLauncher(commandLine: ReferenceAdapterExecutable.commandLine + " --reset --variant \(mutant.name)", timeout: .seconds(10))
+                    : InProcessLauncher(description: mutant.name, make: mutant.make)
+                defer { launcher.stopIdle() }
+                row.explored = (try? Explorer(machine: machine, launcher: launcher, world: world))?
                     .first(failing: mutant.expected, ExploreOptions(seed: UInt64(seed), runs: exploreRuns, jobs: jobs, strategy: strategy))
             }
             return row

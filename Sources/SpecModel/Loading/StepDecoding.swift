@@ -88,12 +88,22 @@ extension SpecDecoder {
             guard let account else { return nil }
             return .revoke(account: account)
         case "schedule":
-            guard var map = mapping(node, what, allowed: ["seed", "delay"]) else { return nil }
+            guard var map = mapping(node, what, allowed: ["seed", "delay", "strategy", "changes"]) else { return nil }
             let seed = map.required("seed").flatMap { integer($0, "seed", in: NumericLimits.scheduleSeed) }
             let delay = map.optional("delay").flatMap { integer($0, "delay", in: 0...100) }
+            let strategyNode = map.optional("strategy")
+            let strategy = strategyNode.flatMap { choice($0, "schedule strategy", as: ScheduleStrategy.self) }?.value
+            let changesNode = map.optional("changes")
+            let changes = changesNode.flatMap { integer($0, "changes", in: 0...8) }
             finish(map)
-            guard let seed else { return nil }
-            return .schedule(BarrierScheduleSettings(seed: UInt64(seed), delayPercent: delay ?? BarrierScheduleSettings.defaultDelayPercent))
+            if let changesNode, strategy != .pct {
+                error("'changes' counts the priority change points of 'strategy: pct'; add 'strategy: pct' or remove it",
+                      at: changesNode.location)
+                return nil
+            }
+            guard let seed, strategyNode == nil || strategy != nil else { return nil }
+            return .schedule(BarrierScheduleSettings(seed: UInt64(seed), delayPercent: delay ?? BarrierScheduleSettings.defaultDelayPercent,
+                                                     priorityChanges: strategy == .pct ? changes ?? BarrierScheduleSettings.defaultPriorityChanges : nil))
         case "expect":
             return expectation(node, kind: kind).map(StepAction.expect)
         case "require":

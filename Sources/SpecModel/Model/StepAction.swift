@@ -60,17 +60,29 @@ public struct ServerSettings: Sendable, Hashable {
 
 /// A seeded schedule of world choices at each barrier: the order a batch of replies is sent in, and which
 /// HTTP replies are held over to the next round.
+/// How a `schedule` step orders each batch: shuffled, or by task priorities with a few change points (PCT).
+public enum ScheduleStrategy: String, Sendable, CaseIterable {
+    case random
+    case pct
+}
+
 public struct BarrierScheduleSettings: Sendable, Hashable {
     /// The seed of the schedule's own random stream.
     public var seed: UInt64
     /// Percent (0 to 100) of HTTP replies held over one round.
     public var delayPercent: Int
 
-    public static let defaultDelayPercent = 25
+    /// nil: each batch is shuffled (`strategy: random`); a number: priority-based (`strategy: pct`) with that many
+    /// priority change points (`changes`).
+    public var priorityChanges: Int?
 
-    public init(seed: UInt64, delayPercent: Int = BarrierScheduleSettings.defaultDelayPercent) {
+    public static let defaultDelayPercent = 25
+    public static let defaultPriorityChanges = 2
+
+    public init(seed: UInt64, delayPercent: Int = BarrierScheduleSettings.defaultDelayPercent, priorityChanges: Int? = nil) {
         self.seed = seed
         self.delayPercent = delayPercent
+        self.priorityChanges = priorityChanges
     }
 }
 
