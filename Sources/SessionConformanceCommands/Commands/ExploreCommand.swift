@@ -34,9 +34,11 @@ enum ExploreCommand: Command {
         never changes what a run decides. --shard I/N plays every N-th run from the I-th: the shards of a CI matrix cover the runs
         exactly once, and 'session-conformance merge' joins their JSON reports, each distinct failure once.
         --variant NAME explores a known-bad client of 'session-conformance mutants' (in-process), to see
-        what the explorer finds. Exit 1 when a failure was found, or when no sign-in succeeded in 10 or more runs
-        that asked for one (nothing signed in was explored; the console says why when it can tell, such as a
-        client that speaks another world profile), 0 otherwise.
+        what the explorer finds. --report writes the exploration's report as 'run' does (the same formats,
+        default paths and path rules; a report that cannot be written exits 2). Exit 1 when a failure was
+        found, or when no sign-in succeeded in 10 or more runs that asked for one (nothing signed in was
+        explored; the console says why when it can tell, such as a client that speaks another world
+        profile), 0 otherwise.
         """
     static let options = [
         OptionSpec(name: "runs", kind: .value(placeholder: "N"), help: "Runs to play (default 1000)."),
@@ -68,6 +70,7 @@ enum ExploreCommand: Command {
             throw UsageError("unexpected argument '\(arguments.positionals[0])'", hint: "explore takes options only")
         }
         var settings = try Settings(arguments)
+        let console = try ReportOnStandardOutputConsole.for(settings.reports.map(\.path), console)
         let lint = SpecLinter.lint(paths: [settings.specRoot], specRoot: settings.specRoot, checkedInvariants: Oracles.checkedInvariants)
         guard lint.errorCount == 0, let machine = lint.bundle.stateMachine else {
             console.err(lint.rendered())
