@@ -5,6 +5,7 @@ import SessionConformanceCommands
 struct ProcessConsole: Console {
     func out(_ text: String) { FileHandle.standardOutput.write(Data(text.utf8)) }
     func err(_ text: String) { FileHandle.standardError.write(Data(text.utf8)) }
+    func outReport(_ text: String) throws { try StandardOutput.write(text) }
     var isTerminal: Bool { isatty(STDERR_FILENO) == 1 }
 }
 

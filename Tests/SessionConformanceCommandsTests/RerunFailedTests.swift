@@ -93,6 +93,37 @@ struct RerunFailedTests {
         #expect(playedCases(console.stderr) == ["launch-with-valid-session"])
     }
 
+    @Test("failed cases the spec no longer has are named in a warning; when none is left, that is an error (exit 2)")
+    func unknownCaseIDs() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("leaky.json").path
+        let first = run("run", "--spec-root", Paths.specs, "--adapter", Self.leaky, "--case", "rotation-never-resends-an-old-refresh-token",
+                        "--case", "full-journey-never-leaks-a-token", "--report", "json=\(file)")
+        #expect(first.code == .conformanceFailure, "\(first.console.stdout)")
+        // The spec renamed one failed case since the report was made.
+        let original = try String(contentsOfFile: file, encoding: .utf8)
+        let renamed = directory.appendingPathComponent("renamed.json").path
+        try original.replacingOccurrences(of: "rotation-never-resends-an-old-refresh-token", with: "rotation-case-renamed-since")
+            .write(toFile: renamed, atomically: true, encoding: .utf8)
+        let (code, console) = run("run", "--spec-root", Paths.specs, "--rerun-failed", renamed)
+        #expect(code == .conformanceFailure, "\(console.stderr)")
+        #expect(console.stderr.contains("run: warning: 1 case that failed, errored or was inconclusive in \(renamed) is not in the spec, "
+                                        + "so not rerun: 'rotation-case-renamed-since'\n"), "\(console.stderr)")
+        #expect(playedCases(console.stderr) == ["full-journey-never-leaks-a-token"])
+        // Both renamed: nothing of the report is left to rerun, which is not a pass.
+        let gone = directory.appendingPathComponent("gone.json").path
+        try original.replacingOccurrences(of: "rotation-never-resends-an-old-refresh-token", with: "rotation-case-renamed-since")
+            .replacingOccurrences(of: "full-journey-never-leaks-a-token", with: "journey-case-renamed-since")
+            .write(toFile: gone, atomically: true, encoding: .utf8)
+        let none = run("run", "--spec-root", Paths.specs, "--rerun-failed", gone)
+        #expect(none.code == .specOrUsageError)
+        #expect(none.console.stderr.contains("error: the 2 cases that failed, errored or were inconclusive in \(gone) are not in the spec: "
+                                              + "'rotation-case-renamed-since', 'journey-case-renamed-since'\n"
+                                              + "hint: the report was made with another spec"), "\(none.console.stderr)")
+        #expect(playedCases(none.console.stderr).isEmpty)
+    }
+
     @Test("the words of a reproduce command split back as /bin/sh reads them")
     func reproduceCommandWords() throws {
         let directory = try Self.temporaryDirectory()

@@ -49,11 +49,16 @@ public enum JSONReportWriter {
         }
     }
 
-    public static func read(path: String) throws(ReadError) -> ComplianceReport {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ReadError(description: "cannot read \(path)")
+    /// Reads the report in the file `path`, refused before reading when larger than `limit` bytes
+    /// (``ReportFile/readLimit``).
+    public static func read(path: String, limit: Int = ReportFile.readLimit) throws(ReadError) -> ComplianceReport {
+        let bytes: [UInt8]
+        do {
+            bytes = try ReportFile.read(path: path, limit: limit)
+        } catch {
+            throw ReadError(description: error.description)
         }
-        return try read(String(decoding: data, as: UTF8.self), file: path)
+        return try read(String(decoding: bytes, as: UTF8.self), file: path)
     }
 
     private static func path(_ codingPath: [any CodingKey]) -> String {

@@ -60,11 +60,18 @@ public struct ReportRequest: Sendable, Equatable {
         return ReportRequest(format: format, path: path)
     }
 
-    /// Parses every request; two requests for the same path are an error.
+    /// Whether the report goes to standard output (`-` or `/dev/stdout`): written there by the command, not
+    /// through a file.
+    public var toStandardOutput: Bool { ReportFile.isStandardOutput(path) }
+
+    /// Parses every request; two requests for the same path (or both for standard output) are an error.
     public static func parseAll(_ texts: [String]) throws(ParseError) -> [ReportRequest] {
         var requests: [ReportRequest] = []
         for text in texts {
             let request = try parse(text)
+            if request.toStandardOutput, requests.contains(where: \.toStandardOutput) {
+                throw ParseError(message: "two reports would be written to standard output", hint: "give each --report its own path")
+            }
             if requests.contains(where: { $0.path == request.path }) {
                 throw ParseError(message: "two reports would be written to \(request.path)", hint: "give each --report its own path")
             }
@@ -77,14 +84,13 @@ public struct ReportRequest: Sendable, Equatable {
         public let description: String
     }
 
-    /// Writes the report, creating the folder if needed.
+    /// Writes the report to its file, creating the folder if needed: a regular file only, never a device, FIFO,
+    /// socket or folder; through a symbolic link to the regular file it names (``ReportFile``).
     public func write(_ report: ComplianceReport) throws(WriteError) {
-        let url = URL(fileURLWithPath: path)
         do {
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data(format.render(report).utf8).write(to: url, options: .atomic)
+            try ReportFile.write(format.render(report), to: path)
         } catch {
-            throw WriteError(description: "cannot write the \(format.rawValue) report to \(path): \(error.localizedDescription)")
+            throw WriteError(description: "cannot write the \(format.rawValue) report to \(path): \(error.reason)")
         }
     }
 }

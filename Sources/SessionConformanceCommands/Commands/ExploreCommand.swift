@@ -34,14 +34,15 @@ enum ExploreCommand: Command {
         never changes what a run decides. --shard I/N plays every N-th run from the I-th: the shards of a CI matrix cover the runs
         exactly once, and 'session-conformance merge' joins their JSON reports, each distinct failure once.
         --variant NAME explores a known-bad client of 'session-conformance mutants' (in-process), to see
-        what the explorer finds.
+        what the explorer finds. --report writes the exploration's report as 'run' does (the same formats,
+        default paths and path rules; a report that cannot be written exits 2).
 
         Kills through an adapter that declares 'reset': in run K, when K is a multiple of 8, every kill ends the
         adapter's process and the relaunch starts a new one, as 'run' always does; in the other runs a kill ends
         the client instance and resets the process instead (an interpreter's or a JVM's start costs more than a
-        whole run). A failure first seen in such a run is played again with real kills before it is reported; one
-        that does not show then is reported as the adapter's: its 'reset' keeps state a new process would not have.
-        --real-kills ends the process at every kill.
+        whole run). A failure first seen in such a run is played again with a new process for every instance
+        before it is reported; one that does not show then is reported as the adapter's: its 'reset' keeps state
+        a new process would not have. --real-kills ends the process at every kill.
 
         Exit 1 when a failure was found, or when no sign-in succeeded in 10 or more runs
         that asked for one (nothing signed in was explored; the console says why when it can tell, such as a
@@ -78,6 +79,7 @@ enum ExploreCommand: Command {
             throw UsageError("unexpected argument '\(arguments.positionals[0])'", hint: "explore takes options only")
         }
         var settings = try Settings(arguments)
+        let console = try ReportOnStandardOutputConsole.for(settings.reports.map(\.path), console)
         let lint = SpecLinter.lint(paths: [settings.specRoot], specRoot: settings.specRoot, checkedInvariants: Oracles.checkedInvariants)
         guard lint.errorCount == 0, let machine = lint.bundle.stateMachine else {
             console.err(lint.rendered())

@@ -77,13 +77,17 @@ struct ExploreShrinking {
                     console.err("explore: \(failure.key) (run \(failure.run)) not shrunk: the time budget ran out; its replay command plays it\n")
                     continue
                 }
-                if let shrunk = shrink(failure, id: id) {
-                    done.withLock { $0[position] = shrunk }
-                    console.err("explore: shrank \(failure.key) (run \(failure.run)) from \(shrunk.originalCount) to "
-                                + "\(Plural.count(shrunk.acceptanceCase.steps.count, "step"))\(shrunk.minimal ? "" : " (not minimal: the time budget ran out)"): "
-                                + "\(WorkingDirectory.relative(shrunk.path))\n")
-                } else {
-                    console.err("explore: \(failure.key) (run \(failure.run)) did not fail again as case \(id); not shrunk\n")
+                do {
+                    if let shrunk = try shrink(failure, id: id) {
+                        done.withLock { $0[position] = shrunk }
+                        console.err("explore: shrank \(failure.key) (run \(failure.run)) from \(shrunk.originalCount) to "
+                                    + "\(Plural.count(shrunk.acceptanceCase.steps.count, "step"))\(shrunk.minimal ? "" : " (not minimal: the time budget ran out)"): "
+                                    + "\(WorkingDirectory.relative(shrunk.path))\n")
+                    } else {
+                        console.err("explore: \(failure.key) (run \(failure.run)) did not fail again as case \(id); not shrunk\n")
+                    }
+                } catch {
+                    console.err("explore: \(failure.key) (run \(failure.run)) shrunk, but its case file was not written: \(error)\n")
                 }
             }
         }
@@ -92,7 +96,8 @@ struct ExploreShrinking {
         return Outcome(shrunk: shrunk, notStarted: notStarted)
     }
 
-    private func shrink(_ failure: ExploreFailure, id: String) -> ShrunkFailure? {
+    /// The failure shrunk and written as a case file; nil when it did not fail again as a case.
+    private func shrink(_ failure: ExploreFailure, id: String) throws(ReportFile.Error) -> ShrunkFailure? {
         let steps = failure.run.steps
         var shrinker = Shrinker(explorer: explorer)
         shrinker.shouldStop = outOfTime
@@ -101,7 +106,7 @@ struct ExploreShrinking {
         let text = ShrunkCase.render(run: failure.run, id: id, key: failure.key, steps: shrunk, originalCount: steps.count,
                                      minimal: minimal, replay: settings.replayCommand(failure.run),
                                      reproduce: settings.reproduceCommand(caseID: id))
-        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else { return nil }
+        try ReportFile.write(text, to: path)
         let acceptanceCase = failure.run.acceptanceCase(steps: shrunk, id: id, title: ShrunkCase.title(failure.key),
                                                         file: WorkingDirectory.relative(path),
                                                         requirements: failure.key.requirements)

@@ -9,8 +9,9 @@ enum MergeCommand: Command {
         Reads the JSON reports of all N shards of one run ('run --shard I/N --report json=...', same suite,
         spec, client, seed and options) and joins them into the report the unsharded run gives: the cases in
         spec order, and every requirement status, piece of evidence, certification verdict and expected
-        failure decided again over all of them. Writes it in each --report format (the same formats and
-        default paths as 'run'); without --report, prints the JSON report on standard output. Prints the
+        failure decided again over all of them. Writes it in each --report format (the same formats, default
+        paths and path rules as 'run': a regular file, a symbolic link to one, or '-' for standard output);
+        without --report, prints the JSON report on standard output. A report larger than 64 MiB is refused. Prints the
         summary on standard error and exits like 'run' would have: 1 when a MUST requirement failed or is
         untested, a case errored (whatever the expected failures say), or an expected failure now passes
         (unless the shards ran with --allow-unexpected-passes). A missing,
@@ -47,7 +48,9 @@ enum MergeCommand: Command {
         }
         console.err(TextSummaryWriter.render(merged, width: ConsoleWidth.current()))
         if requests.isEmpty {
-            console.out(JSONReportWriter.render(merged))
+            guard OutputFile.write(JSONReportWriter.render(merged), what: "the json report", to: "-", console: console) else {
+                return .specOrUsageError
+            }
         } else if let failure = try RunCommand.writeReports(merged, requests, console: console) {
             return failure
         }

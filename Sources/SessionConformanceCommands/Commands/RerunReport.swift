@@ -32,6 +32,25 @@ enum RerunReport {
         }
     }
 
+    /// The report's failed cases that the spec does not have (renamed or removed since): a warning naming
+    /// them, and a usage error when none of its failed cases is left to rerun.
+    static func checkKnown(_ failed: [String], in bundle: SpecBundle, path: String, console: any Console) throws {
+        let known = Set(bundle.playableCases.map(\.id))
+        let unknown = failed.filter { !known.contains($0) }
+        guard !unknown.isEmpty else { return }
+        let shown = unknown.prefix(5).map { "'\($0)'" }.joined(separator: ", ")
+            + (unknown.count > 5 ? " and \(unknown.count - 5) more" : "")
+        func cases(_ count: Int) -> String {
+            count == 1 ? "case that failed, errored or was inconclusive in \(path) is"
+                : "cases that failed, errored or were inconclusive in \(path) are"
+        }
+        if unknown.count == failed.count {
+            throw UsageError("the \(failed.count == 1 ? "" : "\(failed.count) ")\(cases(failed.count)) not in the spec: \(shown)",
+                             hint: "the report was made with another spec; run the suite, or choose cases with --case or -k")
+        }
+        console.err("run: warning: \(unknown.count) \(cases(unknown.count)) not in the spec, so not rerun: \(shown)\n")
+    }
+
     static func recorded(_ report: ComplianceReport) -> Recorded {
         var recorded = Recorded(worldName: report.run.world)
         let words = ShellWord.split(report.run.command) ?? []

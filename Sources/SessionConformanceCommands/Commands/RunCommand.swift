@@ -26,6 +26,10 @@ enum RunCommand: Command {
         against, the client and its capabilities, the seed, each requirement's status with its evidence and
         reproduce command, each case with its duration and trace (tokens as handles), and a certification
         verdict per profile: core, and core plus each optional capability.
+        A report path must name a regular file (replaced whole through a temporary file beside it) or a
+        symbolic link to one (the link stays); a device, FIFO, socket or folder is refused. PATH '-' or
+        /dev/stdout writes the report to standard output, and the summary to standard error instead. A report
+        that cannot be written is said, with the reason, and the run exits 2.
 
         --expected-failures FILE lists requirement or case IDs that are expected to fail, each with a reason
         (YAML: '- id: ID' and 'reason: TEXT' per entry). They are reported 'known' and do not fail the run.
@@ -53,7 +57,9 @@ enum RunCommand: Command {
         that failed, errored or were inconclusive in that JSON report (all of them when its adapter could
         not be started), with the report's adapter, timeout and world when no --adapter or --world is
         given; a given --adapter, --connection or --world that differs from the report's is a usage error
-        (exit 2) unless --override-report is given.
+        (exit 2) unless --override-report is given. Its failed cases that the spec does not have (renamed or
+        removed since) are named in a warning; when it has none of them, that is an error (exit 2), not a
+        pass. A report larger than 64 MiB is refused.
         --case and --filter add up; selectors of different kinds narrow each other. A selected run lists
         only the requirements its cases cover and certifies nothing ('incomplete').
 
@@ -127,6 +133,9 @@ enum RunCommand: Command {
         guard traceLimit >= 0 else { throw UsageError("--trace-limit must be 0 (no limit) or more") }
         guard jobs >= 1 else { throw UsageError("--jobs must be at least 1") }
         guard try number(arguments, "timeout", default: 10, as: Int.self) >= 1 else { throw UsageError("--timeout must be at least 1 second") }
+        let requests = try reportRequests(arguments)
+        // A report on standard output keeps it: the summary goes to standard error.
+        let console = try ReportOnStandardOutputConsole.for(requests.map(\.path) + (arguments.values["write-expected-failures"] ?? []), console)
         let specRoot = arguments.value("spec-root") ?? DefaultSpecRoot.path
         let lint = SpecLinter.lint(paths: [specRoot], specRoot: specRoot, checkedInvariants: Oracles.checkedInvariants)
         guard lint.errorCount == 0 else {
@@ -143,7 +152,6 @@ enum RunCommand: Command {
             return .specOrUsageError
         }
         let runner = SuiteRunner(bundle: lint.bundle, launcher: launcher)
-        let requests = try reportRequests(arguments)
         let shard = try arguments.value("shard").map { text in
             guard let shard = Shard(text) else {
                 throw UsageError("--shard takes I/N with 1 <= I <= N, not '\(text)'", hint: "for example --shard 2/4")
@@ -181,8 +189,8 @@ enum RunCommand: Command {
         if let world = result.world, let hint = WorldMismatch.hint(in: result.outcomes, profile: world) {
             console.err("run: hint: \(hint)\n")
         }
-        let failedWrite = try writeReports(report, requests, console: console)
-            ?? writeExpectedFailures(report, arguments, console: console)
+        let failedReport = try writeReports(report, requests, console: console)
+        let failedWrite = writeExpectedFailures(report, arguments, console: console) ?? failedReport
         if let interrupted = signals.exitCode {
             console.err("run: stopped by a signal after \(Plural.count(report.cases.count, "case")); the run is incomplete\n")
             return interrupted
@@ -213,18 +221,15 @@ enum RunCommand: Command {
         }
     }
 
-    /// Writes each requested report and says where; nil when all were written.
+    /// Writes each requested report and says where; nil when all were written. A failed write is said and
+    /// ends the command with exit 2 (the other reports are still written).
     static func writeReports(_ report: ComplianceReport, _ requests: [ReportRequest], console: any Console) throws -> ExitCode? {
+        var failed = false
         for request in requests {
-            do {
-                try request.write(report)
-                console.err("wrote the \(request.format.rawValue) report to \(request.path)\n")
-            } catch {
-                console.err("error: \(error)\n")
-                return .specOrUsageError
-            }
+            let what = "the \(request.format.rawValue) report"
+            failed = !OutputFile.write(request.format.render(report), what: what, to: request.path, console: console) || failed
         }
-        return nil
+        return failed ? .specOrUsageError : nil
     }
 
     private static func makeLauncher(_ arguments: ParsedArguments, timeout: Int) throws -> any AdapterLauncher {

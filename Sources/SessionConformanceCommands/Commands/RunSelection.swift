@@ -21,6 +21,7 @@ extension RunCommand {
             let report = try RerunReport.read(path: path)
             // A report whose adapter could not be started ran nothing: every selected case is to run.
             let failed = Set(report.cases.filter { [.fail, .error, .inconclusive].contains($0.status) }.map(\.id))
+            try RerunReport.checkKnown(report.cases.map(\.id).filter(failed.contains), in: bundle, path: path, console: console)
             cases = cases.filter { report.run.startupFailure != nil || failed.contains($0.id) }
             guard !cases.isEmpty else {
                 console.err("run: nothing to rerun: no selected case failed, errored or was inconclusive in \(path)\n")
