@@ -90,7 +90,7 @@ extension SpecDecoder {
         case "schedule":
             guard var map = mapping(node, what, allowed: ["seed", "delay"]) else { return nil }
             let seed = map.required("seed").flatMap { integer($0, "seed", in: NumericLimits.scheduleSeed) }
-            let delay = map.optional("delay").flatMap { integer($0, "delay", in: 0...100) }
+            let delay = map.optional("delay").flatMap { integer($0, "delay", in: NumericLimits.scheduleDelay) }
             finish(map)
             guard let seed else { return nil }
             return .schedule(BarrierScheduleSettings(seed: UInt64(seed), delayPercent: delay ?? BarrierScheduleSettings.defaultDelayPercent))
