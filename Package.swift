@@ -75,7 +75,7 @@ let package = Package(
         .testTarget(name: "SpecYAMLTests", dependencies: ["SpecYAML"]),
         .testTarget(
             name: "SpecModelTests",
-            dependencies: ["SpecModel", "SpecYAML", "SimulatedWorld", "PythonRunner"],
+            dependencies: ["SpecModel", "SpecYAML", "SimulatedWorld", "JSONCore", "PythonRunner"],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(name: "SessionConformanceCommandsTests",

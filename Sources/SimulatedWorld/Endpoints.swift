@@ -85,11 +85,15 @@ extension WorldProfile {
     /// request that is not an auth request, or whose body cannot be read, is returned as it is.
     public func canonicalRequest(_ request: HTTPRequestMessage) -> HTTPRequestMessage {
         guard let endpoint = logical(request), let alias = endpoint.casePath else { return request }
-        let renames: [String: String]
+        // Built by assignment, never a dictionary literal: two fields of one name (a profile lint refuses, given
+        // in code) must not trap.
+        var renames: [String: String] = [:]
         switch endpoint {
-        case .login: renames = [signIn.usernameField: "email", signIn.passwordField: "password"]
-        case .refresh: renames = [refresh.refreshTokenField: "refresh_token"]
-        case .revoke: renames = [revocation.tokenField: "token"]
+        case .login:
+            renames[signIn.usernameField] = "email"
+            renames[signIn.passwordField] = "password"
+        case .refresh: renames[refresh.refreshTokenField] = "refresh_token"
+        case .revoke: renames[revocation.tokenField] = "token"
         case .profile, .resource:
             var moved = request
             moved.path = alias

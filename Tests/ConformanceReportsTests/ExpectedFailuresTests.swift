@@ -108,6 +108,30 @@ struct ExpectedFailuresTests {
         }
     }
 
+    @Test("a 100,000-deep expected-failures file is refused at its first node past the depth limit")
+    func hundredThousandLevels() throws {
+        let yaml = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000) + "\n"
+        do {
+            _ = try Runs.expectedFailures(yaml)
+            Issue.record("accepted")
+        } catch let error as ExpectedFailures.LoadError {
+            // The line shown is a 120-character window around the column, the caret under the 65th `[`.
+            #expect(error.rendered == "expected.yaml:1:65: error: nesting is deeper than 64 levels; reading stopped here\n"
+                + "..." + String(repeating: "[", count: 120) + "...\n" + String(repeating: " ", count: 63) + "^\n")
+        }
+    }
+
+    @Test("a file with no end (a device) is read only up to the size limit, then refused")
+    func endlessFile() throws {
+        let bundle = try Runs.bundle()
+        do {
+            _ = try ExpectedFailures.load(path: "/dev/zero", bundle: bundle)
+            Issue.record("accepted")
+        } catch {
+            #expect(error.rendered == "/dev/zero:1:1: error: the file has more than 4194304 bytes; an expected-failures file may have at most 4194304 (4 MiB)\n")
+        }
+    }
+
     @Test("an empty file expects nothing")
     func empty() throws {
         #expect(try Runs.expectedFailures("# nothing yet\n").entries.isEmpty)

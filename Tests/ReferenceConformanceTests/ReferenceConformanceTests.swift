@@ -84,6 +84,30 @@ struct ReferenceConformanceTests {
         #expect(!paths.contains { $0.hasPrefix("/auth/") }, "the json-v1 endpoints are not spoken under rfc6749")
     }
 
+    @Test("a profile given in code whose field names clash (one lint refuses) gives verdicts, never a trap")
+    func clashingFieldNamesDoNotTrap() throws {
+        let bundle = try Self.bundle()
+        // Sign-in's two fields share a name; the refresh token is named like the grant type the refresh carries,
+        // the revoked token like RFC 7009's token_type_hint. Each built a dictionary literal with two equal keys.
+        let jsonV1 = try #require(bundle.worlds.first { $0.name == "json-v1" })
+        var signIn = jsonV1
+        signIn.name = "clashing-sign-in"
+        signIn.signIn.passwordField = "email"
+        var refreshAndRevocation = jsonV1
+        refreshAndRevocation.name = "clashing-refresh"
+        refreshAndRevocation.refresh.refreshTokenField = "grant_type"
+        refreshAndRevocation.revocation.tokenField = "token_type_hint"
+        let runner = SuiteRunner(bundle: bundle, launcher: InProcessLauncher(description: "in-process") {
+            ReferenceClientAdapter()
+        })
+        for world in [signIn, refreshAndRevocation] {
+            let result = runner.run(RunOptions(seed: 1, filters: ["one-401-refreshes-and-retries-once", "sign-out-blocks-and-clears"],
+                                               world: world))
+            #expect(result.world?.name == world.name)
+            #expect(result.outcomes.count == 2)
+        }
+    }
+
     @Test("without --world, an in-process run is under json-v1")
     func inProcessDefaultsToJSONV1() throws {
         let runner = SuiteRunner(bundle: try Self.bundle(), launcher: InProcessLauncher(description: "in-process") {

@@ -35,11 +35,14 @@ public struct ExpectedFailures: Sendable {
     }
 
     public static func load(path: String, bundle: SpecBundle) throws(LoadError) -> ExpectedFailures {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            let diagnostic = Diagnostic.error("cannot read the expected-failures file", at: SourceLocation(file: path, line: 1, column: 1))
-            throw LoadError(diagnostics: [diagnostic], rendered: DiagnosticRenderer().render([diagnostic]))
+        let message: String
+        switch BoundedFile.read(path) {
+        case .success(let bytes): return try parse(bytes: bytes, file: path, bundle: bundle)
+        case .failure(.tooLarge(let size)): message = BoundedFile.tooLargeMessage(size, what: "an expected-failures file")
+        case .failure(.unreadable(let reason)): message = "cannot read the expected-failures file (\(reason))"
         }
-        return try parse(bytes: Array(data), file: path, bundle: bundle)
+        let diagnostic = Diagnostic.error(message, at: SourceLocation(file: path, line: 1, column: 1))
+        throw LoadError(diagnostics: [diagnostic], rendered: DiagnosticRenderer().render([diagnostic]))
     }
 
     public static func parse(bytes: [UInt8], file: String, bundle: SpecBundle) throws(LoadError) -> ExpectedFailures {

@@ -50,7 +50,11 @@ struct AuthAPI: Sendable {
     }
 
     func login(email: String, password: String) async -> LoginOutcome {
-        var fields = [dialect.usernameField: email, dialect.passwordField: password]
+        // Built by assignment, never a dictionary literal: field names come from a world profile, and a literal
+        // with two equal keys traps. Lint refuses such a profile; this must not trap on one given in code.
+        var fields: [String: String] = [:]
+        fields[dialect.usernameField] = email
+        fields[dialect.passwordField] = password
         if let grantType = dialect.signInGrantType { fields["grant_type"] = grantType }
         let request = post(paths.login, fields, dialect.signInEncoding)
         switch await exchange(request) {
@@ -81,8 +85,10 @@ struct AuthAPI: Sendable {
     /// `bearer` is only ever set by the refresh-through-401-handler defect (the reference's refresh carries
     /// no access token).
     func refresh(_ refreshToken: RefreshToken, bearer: AccessToken? = nil) async -> RefreshOutcome {
-        var request = post(paths.refresh, ["grant_type": dialect.refreshGrantType,
-                                           dialect.refreshTokenField: refreshToken.secretValue], dialect.refreshEncoding)
+        var fields: [String: String] = [:]
+        fields[dialect.refreshTokenField] = refreshToken.secretValue
+        fields["grant_type"] = dialect.refreshGrantType
+        var request = post(paths.refresh, fields, dialect.refreshEncoding)
         if let bearer { request.headers["Authorization"] = "Bearer \(bearer.secretValue)" }
         let api = self
         switch await racedExchange(request) {
@@ -122,8 +128,10 @@ struct AuthAPI: Sendable {
     }
 
     func revoke(_ refreshToken: RefreshToken) async -> RevokeOutcome {
-        let request = post(paths.revoke, [dialect.revocationTokenField: refreshToken.secretValue, "token_type_hint": "refresh_token"],
-                           dialect.revocationEncoding)
+        var fields: [String: String] = [:]
+        fields[dialect.revocationTokenField] = refreshToken.secretValue
+        fields["token_type_hint"] = "refresh_token"
+        let request = post(paths.revoke, fields, dialect.revocationEncoding)
         switch await exchange(request) {
         case .failure(let failure):
             return .retryable(failure)

@@ -11,6 +11,10 @@ public enum NumericLimits {
     public static let skew = -1e9...1e9
     /// `schedule.seed`: fits any YAML or JSON integer reader.
     public static let scheduleSeed = 0...4_294_967_295
+    /// `schedule.delay`: the percent chance that a reply is held over to the next round.
+    public static let scheduleDelay = 0...100
+    /// `schedule.changes`: the priority change points of a `strategy: pct` schedule.
+    public static let scheduleChanges = 0...8
 
     /// A bound in words for an error message: `1e9` reads as `1000000000`.
     static func describe(_ value: Double) -> String {

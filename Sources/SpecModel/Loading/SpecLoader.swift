@@ -35,18 +35,17 @@ public enum SpecLoader {
     public static func load(files: [String]) -> SpecLoadResult {
         var result = SpecLoadResult()
         for path in files {
-            if let size = fileSize(path), size > SpecLimits.fileBytes {
-                // Not read at all: the size alone is the error.
-                result.sources.append(SourceText(file: path, bytes: []))
+            let start = SourceLocation(file: path, line: 1, column: 1)
+            switch BoundedFile.read(path) {
+            case .success(let bytes):
+                load(bytes: bytes, file: path, into: &result)
+            case .failure(.tooLarge(let size)):
+                // Not read past the limit: the size alone is the error.
                 result.files.append(path)
-                result.diagnostics.append(.error(YAMLLoader.tooLarge(size), at: SourceLocation(file: path, line: 1, column: 1)))
-                continue
+                result.diagnostics.append(.error(BoundedFile.tooLargeMessage(size), at: start))
+            case .failure(.unreadable(let reason)):
+                result.diagnostics.append(.error("cannot read the file (\(reason))", at: start))
             }
-            guard let data = FileManager.default.contents(atPath: path) else {
-                result.diagnostics.append(.error("cannot read the file", at: SourceLocation(file: path, line: 1, column: 1)))
-                continue
-            }
-            load(bytes: Array(data), file: path, into: &result)
         }
         loadDocuments(into: &result)
         return result
@@ -104,25 +103,23 @@ public enum SpecLoader {
         for document in catalogue.documents {
             let name = document.file.value
             let path = directory.isEmpty ? "sources/\(name)" : "\(directory)/sources/\(name)"
-            if let size = fileSize(path), size > SpecLimits.fileBytes {
+            let bytes: [UInt8]
+            switch BoundedFile.read(path) {
+            case .success(let read):
+                bytes = read
+            case .failure(.tooLarge(let size)):
+                let has = size.map { "\($0) bytes" } ?? "more than \(SpecLimits.fileBytes) bytes"
                 result.diagnostics.append(.error(
-                    "design document '\(path)' has \(size) bytes; at most \(SpecLimits.fileBytes) are read",
-                    at: document.file.location))
+                    "design document '\(path)' has \(has); at most \(SpecLimits.fileBytes) are read", at: document.file.location))
+                continue
+            case .failure(.unreadable(let reason)):
+                result.diagnostics.append(.error("cannot read design document '\(path)' (\(reason))", at: document.file.location))
                 continue
             }
-            guard let data = FileManager.default.contents(atPath: path) else {
-                result.diagnostics.append(.error("cannot read design document '\(path)'", at: document.file.location))
-                continue
-            }
-            let bytes = Array(data)
             let source = SourceText(file: path, bytes: bytes)
             result.sources.append(source)
             result.bundle.documents[name] = DocumentText(
                 name: name, path: path, source: source, text: String(decoding: bytes, as: UTF8.self))
         }
-    }
-
-    private static func fileSize(_ path: String) -> Int? {
-        (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue
     }
 }

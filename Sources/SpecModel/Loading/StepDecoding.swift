@@ -90,11 +90,11 @@ extension SpecDecoder {
         case "schedule":
             guard var map = mapping(node, what, allowed: ["seed", "delay", "strategy", "changes"]) else { return nil }
             let seed = map.required("seed").flatMap { integer($0, "seed", in: NumericLimits.scheduleSeed) }
-            let delay = map.optional("delay").flatMap { integer($0, "delay", in: 0...100) }
+            let delay = map.optional("delay").flatMap { integer($0, "delay", in: NumericLimits.scheduleDelay) }
             let strategyNode = map.optional("strategy")
             let strategy = strategyNode.flatMap { choice($0, "schedule strategy", as: ScheduleStrategy.self) }?.value
             let changesNode = map.optional("changes")
-            let changes = changesNode.flatMap { integer($0, "changes", in: 0...8) }
+            let changes = changesNode.flatMap { integer($0, "changes", in: NumericLimits.scheduleChanges) }
             finish(map)
             if let changesNode, strategy != .pct {
                 error("'changes' counts the priority change points of 'strategy: pct'; add 'strategy: pct' or remove it",

@@ -11,6 +11,8 @@ public struct WorldFile: Sendable {
 
 extension SpecDecoder {
     static let worldKeys = ["name", "description", "signIn", "refresh", "revocation", "profile", "resources", "accountID", "tokens"]
+    /// Cross-account resources, `/accounts/{account_id}/resources/{name}`, served under every profile.
+    static let accountsPrefix = "/accounts/"
 
     mutating func worldFile(_ top: inout MappingReader, file: String) -> WorldFile? {
         let name = top.required("name").flatMap { identifier($0, "world name", pattern: .lowerKebab) }
@@ -28,12 +30,20 @@ extension SpecDecoder {
                       at: revocation.path.location, notes: [.init("the \(other.what) path", at: other.path.location)])
             }
         }
-        let profilePath = top.optional("profile").map { single($0, "profile", key: "path", isPrefix: false) }
-        let prefix = top.optional("resources").map { single($0, "resources", key: "prefix", isPrefix: true) }
+        let profileNode = top.optional("profile")
+        let profilePath = profileNode.flatMap { single($0, "profile", key: "path", isPrefix: false) }
+        let endpoints = [signIn, refresh, revocation].compactMap { $0 }
+        if let profilePath { checkProfilePath(profilePath, endpoints) }
+        let resourcesNode = top.optional("resources")
+        let prefix = resourcesNode.flatMap { single($0, "resources", key: "prefix", isPrefix: true) }
+        if let prefix {
+            // The default profile path, `/me`, starts with no prefix but `/`.
+            checkResourcePrefix(prefix, endpoints.map { ($0.what, $0.path) } + (profilePath.map { [("profile", $0)] } ?? []))
+        }
         let accountID = top.optional("accountID").map { worldAccountID($0) }
         let tokens = top.optional("tokens").map { worldTokens($0) }
         guard let name, let signIn, let refresh, let revocation,
-              profilePath.map({ $0 != nil }) ?? true, prefix.map({ $0 != nil }) ?? true,
+              profileNode == nil || profilePath != nil, resourcesNode == nil || prefix != nil,
               accountID.map({ $0 != nil }) ?? true, tokens.map({ $0 != nil }) ?? true else { return nil }
         let profile = WorldProfile(
             name: name.value,
@@ -44,8 +54,8 @@ extension SpecDecoder {
                            refreshTokenField: refresh.fields["refreshToken"] ?? "refresh_token"),
             revocation: .init(path: revocation.path.value, encoding: revocation.encoding,
                               tokenField: revocation.fields["token"] ?? "token"),
-            profilePath: profilePath.flatMap { $0 } ?? "/me",
-            resourcePrefix: prefix.flatMap { $0 } ?? "/resources/",
+            profilePath: profilePath?.value ?? "/me",
+            resourcePrefix: prefix?.value ?? "/resources/",
             accountID: accountID.flatMap { $0 } ?? .tokenResponse(field: "account_id"),
             tokens: tokens.flatMap { $0 } ?? WorldProfile.TokenPolicy())
         return WorldFile(file: file, profile: profile, nameLocation: name.location)
@@ -62,19 +72,22 @@ extension SpecDecoder {
     }
 
     private mutating func worldSignIn(_ node: YAMLNode) -> WorldEndpoint? {
-        worldEndpoint(node, what: "sign-in", key: "signIn", fields: ["username", "password"], grantType: true)
+        worldEndpoint(node, what: "sign-in", key: "signIn", fields: [("username", "username"), ("password", "password")],
+                      grantType: true)
     }
 
     private mutating func worldRefresh(_ node: YAMLNode) -> WorldEndpoint? {
-        worldEndpoint(node, what: "refresh", key: "refresh", fields: ["refreshToken"], grantType: true)
+        worldEndpoint(node, what: "refresh", key: "refresh", fields: [("refreshToken", "refresh_token")], grantType: true)
     }
 
     private mutating func worldRevocation(_ node: YAMLNode) -> WorldEndpoint? {
-        worldEndpoint(node, what: "revocation", key: "revocation", fields: ["token"], grantType: false)
+        worldEndpoint(node, what: "revocation", key: "revocation", fields: [("token", "token")], grantType: false)
     }
 
-    private mutating func worldEndpoint(_ node: YAMLNode, what: String, key: String, fields allowedFields: [String],
+    /// `fields`: each field an endpoint's body has, with its wire name when the file does not give one.
+    private mutating func worldEndpoint(_ node: YAMLNode, what: String, key: String, fields defaults: [(field: String, name: String)],
                                         grantType allowsGrantType: Bool) -> WorldEndpoint? {
+        let allowedFields = defaults.map(\.field)
         let keys = ["path", "encoding", "fields"] + (allowsGrantType ? ["grantType"] : [])
         guard var map = mapping(node, "the world's '\(key)'", allowed: keys) else { return nil }
         let endpointPath = map.required("path").flatMap { self.path($0, "the \(what) 'path'") }
@@ -84,14 +97,18 @@ extension SpecDecoder {
         var fieldsReadable = true
         if let fieldsNode = map.optional("fields") {
             if let fieldMap = mapping(fieldsNode, "the \(what) 'fields'", allowed: allowedFields) {
+                var named: [(field: String, name: Located<String>)] = []
                 for field in allowedFields {
                     guard let value = fieldMap.optional(field) else { continue }
                     if let name = fieldName(value, "the \(what) field '\(field)'") {
                         fields[field] = name.value
+                        named.append((field, name))
                     } else {
                         fieldsReadable = false
                     }
                 }
+                let reserved = Self.reservedParameters(what, grantType: map.optional("grantType") != nil, encoding: encoding?.value)
+                if !checkFieldNames(what, named: named, defaults: defaults, reserved: reserved) { fieldsReadable = false }
                 finish(fieldMap)
                 if fieldMap.entries.contains(where: { !allowedFields.contains($0.key) }) { fieldsReadable = false }
             } else {
@@ -120,12 +137,75 @@ extension SpecDecoder {
         }
     }
 
+    /// Whether the wire names of one endpoint's fields are all different, and none is a parameter the request
+    /// carries or the world reads besides them (`reserved`); each clash is an error at the later name.
+    /// `named`: the fields the file names; the others keep their default names.
+    private mutating func checkFieldNames(_ what: String, named: [(field: String, name: Located<String>)],
+                                          defaults: [(field: String, name: String)], reserved: [(name: String, use: String)]) -> Bool {
+        var clean = true
+        let unnamed = defaults.filter { field in !named.contains { $0.field == field.field } }
+        let inFileOrder = named.sorted { $0.name.location < $1.name.location }
+        for (index, (field, name)) in inFileOrder.enumerated() {
+            if let use = reserved.first(where: { $0.name == name.value })?.use {
+                error("the \(what) field '\(field)' is named '\(name.value)', which the \(what) request uses for \(use); choose another name",
+                      at: name.location)
+                clean = false
+            } else if let other = unnamed.first(where: { $0.name == name.value }) {
+                error("the \(what) fields '\(other.field)' (by default) and '\(field)' are both named '\(name.value)'; each needs a name of its own",
+                      at: name.location)
+                clean = false
+            } else if let other = inFileOrder[..<index].first(where: { $0.name.value == name.value }) {
+                error("the \(what) fields '\(other.field)' and '\(field)' are both named '\(name.value)'; each needs a name of its own",
+                      at: name.location, notes: [.init("'\(other.field)' is named '\(name.value)' here", at: other.name.location)])
+                clean = false
+            }
+        }
+        return clean
+    }
+
+    /// The parameters an endpoint's request carries besides its fields, or that the world reads from it, and what
+    /// each is for: a field of the same name would make the body ambiguous (docs/spec-format.md, section 13).
+    static func reservedParameters(_ what: String, grantType: Bool, encoding: WorldProfile.Encoding?) -> [(name: String, use: String)] {
+        let grant = ("grant_type", "the grant type (RFC 6749 §4.3, §6)")
+        let client = ("client_id", "the client id (RFC 6749 §2.3)")
+        let scope = ("scope", "the scope (RFC 6749 §3.3)")
+        switch what {
+        case "sign-in": return grantType ? [grant, client, scope] : []
+        // Every refresh carries grant_type, json-v1's too.
+        case "refresh": return [grant] + (grantType ? [client, scope] : [])
+        default: return [("token_type_hint", "the token type hint (RFC 7009 §2.1)")] + (encoding == .form ? [client] : [])
+        }
+    }
+
+    /// The world answers a path that names an auth endpoint as that endpoint, whatever the method: a profile at
+    /// the same path would never be reached.
+    private mutating func checkProfilePath(_ profile: Located<String>, _ endpoints: [WorldEndpoint]) {
+        guard let other = endpoints.first(where: { $0.path.value == profile.value }) else { return }
+        error("the profile path '\(profile.value)' is also the \(other.what) path; the profile needs a path of its own",
+              at: profile.location, notes: [.init("the \(other.what) path", at: other.path.location)])
+    }
+
+    /// Every path under the resources prefix is a resource: no other endpoint's path may start with it, and it may
+    /// not overlap the cross-account resources under `/accounts/`. `paths`: the other endpoints' paths.
+    private mutating func checkResourcePrefix(_ prefix: Located<String>, _ paths: [(what: String, path: Located<String>)]) {
+        if prefix.value == "/" {
+            error("the resources prefix '/' covers every path, the other endpoints' too; give resources a folder of their own, such as '/resources/'",
+                  at: prefix.location)
+        } else if let covered = paths.first(where: { $0.path.value.hasPrefix(prefix.value) }) {
+            error("the resources prefix '\(prefix.value)' covers the \(covered.what) path '\(covered.path.value)'; no other endpoint's path may start with it",
+                  at: prefix.location, notes: [.init("the \(covered.what) path", at: covered.path.location)])
+        } else if prefix.value.hasPrefix(Self.accountsPrefix) || Self.accountsPrefix.hasPrefix(prefix.value) {
+            error("the resources prefix '\(prefix.value)' overlaps '/accounts/{account_id}/resources/{name}', which the world serves under every profile",
+                  at: prefix.location)
+        }
+    }
+
     /// A mapping with exactly one key, a path (`profile: { path }`, `resources: { prefix }`). Nil when unreadable.
-    private mutating func single(_ node: YAMLNode, _ name: String, key: String, isPrefix: Bool) -> String? {
+    private mutating func single(_ node: YAMLNode, _ name: String, key: String, isPrefix: Bool) -> Located<String>? {
         guard var map = mapping(node, "the world's '\(name)'", allowed: [key]) else { return nil }
         let value = map.required(key).flatMap { path($0, "the \(name) '\(key)'", isPrefix: isPrefix) }
         finish(map)
-        return value?.value
+        return value
     }
 
     private mutating func worldAccountID(_ node: YAMLNode) -> WorldProfile.AccountIDSource? {
@@ -178,6 +258,12 @@ extension SpecDecoder {
         let value = text.value
         guard value.hasPrefix("/"), !value.contains("?"), !value.contains("#"), !value.contains(where: \.isWhitespace) else {
             error("\(what) '\(value)' must be a path starting with '/', without a query string or white space", at: node.location)
+            return nil
+        }
+        if let control = value.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
+            let hex = String(control.value, radix: 16, uppercase: true)
+            error("\(what) contains the control character U+\(String(repeating: "0", count: max(0, 4 - hex.count)))\(hex); a path is printable text",
+                  at: node.location)
             return nil
         }
         if isPrefix, !value.hasSuffix("/") {

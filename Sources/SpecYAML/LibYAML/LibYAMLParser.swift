@@ -52,13 +52,28 @@ final class LibYAMLParser {
 
     /// The next event and where it starts, or the parser's error.
     func next() throws(ParseError) -> (Event, SourceLocation) {
+        try advance()
+        return (convert(event.pointee), location(event.pointee.start_mark))
+    }
+
+    /// Reads the next event without copying it out of C, for content that is skipped: +1 when it opens a list
+    /// or mapping, -1 when it closes one, 0 otherwise.
+    func skipEvent() throws(ParseError) -> Int {
+        try advance()
+        switch event.pointee.type {
+        case YAML_SEQUENCE_START_EVENT, YAML_MAPPING_START_EVENT: return 1
+        case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT: return -1
+        default: return 0
+        }
+    }
+
+    private func advance() throws(ParseError) {
         if holdsEvent {
             yaml_event_delete(event)
             holdsEvent = false
         }
         guard yaml_parser_parse(parser, event) == 1 else { throw currentError() }
         holdsEvent = true
-        return (convert(event.pointee), location(event.pointee.start_mark))
     }
 
     private func convert(_ event: yaml_event_t) -> Event {

@@ -3,7 +3,7 @@
 public enum SpecLimits {
     /// Bytes in one spec file (or design document); a larger file is not read at all.
     public static let fileBytes = 4 * 1024 * 1024
-    /// Nesting of lists and mappings; deeper content is skipped without recursing into it.
+    /// Nesting of lists and mappings; reading a file stops at its first node deeper than this.
     public static let depth = 64
     /// Bytes in one scalar (a string, a number, a key).
     public static let scalarBytes = 64 * 1024

@@ -8,15 +8,18 @@ public struct YAMLLoadResult: Sendable {
 /// Loads one spec file into a located node tree. Strict by design: anchors, aliases, explicit tags,
 /// duplicate keys, non-scalar keys, several documents and non-UTF-8 text are errors.
 public enum YAMLLoader {
-    /// Nesting past this depth is an error, and the deeper content is skipped without recursing into it.
+    /// Nesting past this depth is an error, and reading the file stops at the first node that deep.
     public static let maximumDepth = SpecLimits.depth
+
+    /// The error at the first node deeper than ``maximumDepth``.
+    static let tooDeep = "nesting is deeper than \(SpecLimits.depth) levels; reading stopped here"
 
     public static func load(_ bytes: [UInt8], file: String) -> YAMLLoadResult {
         let start = SourceLocation(file: file, line: 1, column: 1)
         if bytes.count > SpecLimits.fileBytes {
             // Not even split into lines: a huge file must not be echoed back or held twice.
             return YAMLLoadResult(source: SourceText(file: file, bytes: []), root: nil,
-                                  diagnostics: [.error(tooLarge(bytes.count), at: start)])
+                                  diagnostics: [.error(BoundedFile.tooLargeMessage(bytes.count), at: start)])
         }
         // A UTF-8 byte order mark at the very start is allowed and ignored; columns count from after it.
         let body = bytes.starts(with: UTF8Check.byteOrderMark) ? Array(bytes.dropFirst(3)) : bytes
@@ -34,10 +37,6 @@ public enum YAMLLoader {
         load(Array(text.utf8), file: file)
     }
 
-    /// The message for a file over ``SpecLimits/fileBytes``.
-    public static func tooLarge(_ size: Int) -> String {
-        "the file has \(size) bytes; a spec file may have at most \(SpecLimits.fileBytes) (4 MiB)"
-    }
 }
 
 /// Turns libyaml's event stream into nodes, recording every problem it can recover from.
@@ -47,7 +46,6 @@ private struct TreeBuilder {
     private var diagnostics = DiagnosticList()
     private var firstAnchorOrAlias: SourceLocation?
     private var moreAnchorsOrAliases = 0
-    private var depthErrorReported = false
     private var nodeCount = 0
 
     init(parser: LibYAMLParser, file: String) {
@@ -107,12 +105,10 @@ private struct TreeBuilder {
                 message: "the file has more than \(SpecLimits.nodes) nodes; reading stopped here", location: location)
         }
         if depth > YAMLLoader.maximumDepth {
-            if !depthErrorReported {
-                depthErrorReported = true
-                diagnostics.error("nesting is deeper than \(YAMLLoader.maximumDepth) levels", at: location)
-            }
-            try skip(event)
-            return YAMLNode(.scalar(YAMLScalar("")), at: location)
+            // Reading stops here rather than skipping the deeper content: libyaml's scanner does work in
+            // proportion to the open flow collections for every token, so skipping 100,000 nested `[` through
+            // it would take minutes. Stopping keeps a file of any depth linear.
+            throw LibYAMLParser.ParseError(message: YAMLLoader.tooDeep, location: location)
         }
         switch event {
         case .alias:
@@ -136,11 +132,10 @@ private struct TreeBuilder {
                 if case .sequenceEnd = next { break }
                 read += 1
                 if read > SpecLimits.sequenceItems {
-                    if read == SpecLimits.sequenceItems + 1 {
-                        diagnostics.error("a list may have at most \(SpecLimits.sequenceItems) items", at: nextLocation)
-                    }
+                    diagnostics.error("a list may have at most \(SpecLimits.sequenceItems) items", at: nextLocation)
                     try skip(next)
-                    continue
+                    try skipEvents(open: 1)
+                    break
                 }
                 items.append(try build(next, at: nextLocation, depth: depth + 1))
             }
@@ -154,18 +149,20 @@ private struct TreeBuilder {
         }
     }
 
-    /// Consumes the rest of a node whose first event is `event`, without building it and without recursion.
+    /// Consumes the rest of a node whose first event is `event`, without building it.
     private mutating func skip(_ event: LibYAMLParser.Event) throws(LibYAMLParser.ParseError) {
-        var open = 0
-        var current = event
-        while true {
-            switch current {
-            case .sequenceStart, .mappingStart: open += 1
-            case .sequenceEnd, .mappingEnd: open -= 1
-            default: break
-            }
-            if open <= 0 { return }
-            current = try parser.next().0
+        switch event {
+        case .sequenceStart, .mappingStart: try skipEvents(open: 1)
+        default: return
+        }
+    }
+
+    /// Consumes events until `open` lists or mappings have closed, without recursion and without copying the
+    /// events out of libyaml: the rest of a list or mapping past its item limit costs little per event.
+    private mutating func skipEvents(open initial: Int) throws(LibYAMLParser.ParseError) {
+        var open = initial
+        while open > 0 {
+            open += try parser.skipEvent()
         }
     }
 
@@ -178,12 +175,11 @@ private struct TreeBuilder {
             if case .mappingEnd = keyEvent { break }
             read += 1
             if read > SpecLimits.sequenceItems {
-                if read == SpecLimits.sequenceItems + 1 {
-                    diagnostics.error("a mapping may have at most \(SpecLimits.sequenceItems) entries", at: keyLocation)
-                }
+                diagnostics.error("a mapping may have at most \(SpecLimits.sequenceItems) entries", at: keyLocation)
                 try skip(keyEvent)
                 try skip(try parser.next().0)
-                continue
+                try skipEvents(open: 1)
+                break
             }
             let keyNode = try build(keyEvent, at: keyLocation, depth: depth + 1)
             let (valueEvent, valueLocation) = try parser.next()
