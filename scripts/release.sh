@@ -50,7 +50,7 @@ sums)
         sha256_check -c "$archive.sha256" >/dev/null || fail "$dir/$archive does not match its $archive.sha256"
     done
     [ "$found" = 1 ] || fail "no release archive (*.tar.gz) in $dir"
-    sha256_check *.tar.gz > SHA256SUMS
+    sha256_check -- *.tar.gz > SHA256SUMS
     cat SHA256SUMS
     ;;
 *)
