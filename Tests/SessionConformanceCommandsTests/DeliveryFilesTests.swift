@@ -10,6 +10,8 @@ struct DeliveryFilesTests {
         var stages: [(image: String, name: String?)] = []
         var copies: [(from: String?, source: String, destination: String)] = []
         var runs: [String] = []
+        /// The RUN instructions of each named stage.
+        var stageRuns: [String: [String]] = [:]
         var entryPoint: [String] = []
 
         init(_ text: String) {
@@ -25,7 +27,9 @@ struct DeliveryFilesTests {
                     let from = words.first { $0.hasPrefix("--from=") }.map { String($0.dropFirst(7)) }
                     let paths = words.dropFirst().filter { !$0.hasPrefix("--") }
                     copies.append((from, paths.first ?? "", paths.last ?? ""))
-                case "RUN": runs.append(words.dropFirst().joined(separator: " "))
+                case "RUN":
+                    runs.append(words.dropFirst().joined(separator: " "))
+                    if let stage = stages.last?.name { stageRuns[stage, default: []].append(runs[runs.count - 1]) }
                 case "ENTRYPOINT":
                     let json = line.dropFirst("ENTRYPOINT".count).trimmingCharacters(in: .whitespaces)
                     entryPoint = (try? JSONDecoder().decode([String].self, from: Data(json.utf8))) ?? []
@@ -68,15 +72,46 @@ struct DeliveryFilesTests {
         return unpacked
     }
 
-    @Test("the Dockerfile builds in a Swift image, ships on a slim Debian, and enters at session-conformance")
+    @Test("the Dockerfile builds in a Swift image, ships on a slim Debian, and enters at session-conformance; the default target is the slim image")
     func dockerfileStages() throws {
         let file = try Self.dockerfile()
-        try #require(file.stages.count == 2, "\(file.stages)")
+        try #require(file.stages.count == 6, "\(file.stages)")
         #expect(file.stages[0].name == "build")
+        #expect(file.stages[1].image == "${BASE_IMAGE}" && file.stages[1].name == "slim")
+        #expect(file.stages.last?.image == "slim" && file.stages.last?.name == nil, "the last stage, docker build's default, is the slim image")
         #expect(file.runs.contains { $0.contains("scripts/package.sh") })
         #expect(file.entryPoint == ["session-conformance"])
         let shipped = try #require(file.copies.first { $0.from == "build" })
+        #expect(file.copies.filter { $0.from == "build" }.count == 1, "only the slim stage copies the archive; the variants build on it")
         #expect(file.runs.contains { $0.contains("ln -s \(shipped.destination)/session-conformance /usr/local/bin/session-conformance") })
+    }
+
+    /// The variants: the slim stage plus one runtime each, from Debian.
+    static let variants = ["python": "python3", "node": "nodejs", "jvm": "default-jdk-headless"]
+
+    @Test("the python, node and jvm variants are the slim image plus their runtime, and every target the docs name exists")
+    func dockerfileVariants() throws {
+        let file = try Self.dockerfile()
+        for (target, package) in Self.variants {
+            let stage = try #require(file.stages.first { $0.name == target }, "stage \(target)")
+            #expect(stage.image == "slim", "\(target) builds on the slim stage")
+            #expect(file.stageRuns[target, default: []].contains { $0.contains("apt-get install") && $0.hasSuffix(" \(package) && rm -rf /var/lib/apt/lists/*") },
+                    "\(target) installs \(package): \(file.stageRuns[target, default: []])")
+        }
+        #expect(file.stageRuns["slim", default: []].allSatisfy { !$0.contains("apt-get") }, "the slim image installs nothing")
+        // `--target NAME` and the image tags `:VERSION-NAME` in the README, docs/ci.md and the Dockerfile's own usage lines.
+        let stages = Set(file.stages.compactMap { $0.name })
+        var named: [String] = []
+        for path in ["README.md", "docs/ci.md", "Dockerfile"] {
+            let text = try String(contentsOf: Paths.root.appendingPathComponent(path), encoding: .utf8)
+            named += ReleaseFilesTests.matches(#"--target ([a-z]+)"#, in: text).map { $0[1] }
+            named += ReleaseFilesTests.matches(#"session-conformance:[0-9]+\.[0-9]+\.[0-9]+-([a-z]+)"#, in: text).map { $0[1] }
+            named += ReleaseFilesTests.matches(#"`:[0-9]+\.[0-9]+\.[0-9]+-([a-z]+)`"#, in: text).map { $0[1] }
+        }
+        #expect(Set(named) == Set(Self.variants.keys), "named \(Set(named)); stages \(stages)")
+        #expect(Set(named).isSubset(of: stages))
+        let readme = try String(contentsOf: Paths.root.appendingPathComponent("README.md"), encoding: .utf8)
+        #expect(readme.contains("no Python, no Node, no JVM"), "README says what the slim image lacks")
     }
 
     @Test("the archive holds what the image copies: the CLI at its root, the reference adapter and Specs/; the CLI finds them")

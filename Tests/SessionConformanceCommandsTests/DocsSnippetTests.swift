@@ -55,22 +55,9 @@ struct DocsSnippetTests {
     static func shell(_ script: String, in directory: URL, adapter: String = referenceAdapter,
                       environment: [String: String] = [:]) throws -> (status: Int32, output: String) {
         let script = script.replacingOccurrences(of: "python3 adapter/main.py", with: adapter)
-        let output = directory.appendingPathComponent(".output-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: output)
-        defer { try? handle.close(); try? FileManager.default.removeItem(at: output) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = ["-e", "-o", "pipefail", "-c", script]
-        process.currentDirectoryURL = directory
         var env = ["PATH": bin.path + ":/usr/bin:/bin", "HOME": directory.path]
         env.merge(environment) { $1 }
-        process.environment = env
-        process.standardOutput = handle
-        process.standardError = handle
-        try process.run()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: try Data(contentsOf: output), as: UTF8.self))
+        return try ScriptShell.run(["-e", "-o", "pipefail", "-c", script], environment: env, in: directory)
     }
 
     /// A temporary folder with a copy of `Specs/`: the debug build has no specs beside it, as the archive has.

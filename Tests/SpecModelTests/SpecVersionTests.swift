@@ -65,15 +65,21 @@ struct SpecVersionTests {
         }
     }
 
-    @Test("CHANGELOG.md's newest version is the spec version, and its versions go down")
+    @Test("CHANGELOG.md's newest spec version is the spec version, and its versions go down")
     func changelogNamesTheSpecVersion() throws {
         let spec = try #require(SpecLinter.lint(paths: [PackagePaths.specs.path]).bundle.specVersion)
         let changelog = try String(contentsOf: PackagePaths.root.appendingPathComponent("CHANGELOG.md"), encoding: .utf8)
-        let headings = changelog.split(separator: "\n").filter { $0.hasPrefix("## ") }
+        // The "## Spec versions" part, up to the next part; its entries are "### MAJOR.MINOR (date)". The
+        // tool's releases ("## Releases") are checked against the tool's version (ReleaseFilesTests).
+        let lines = changelog.split(separator: "\n", omittingEmptySubsequences: false)
+        let start = try #require(lines.firstIndex(of: "## Spec versions"), "CHANGELOG.md has a '## Spec versions' part")
+        let part = lines[(start + 1)...].prefix { !$0.hasPrefix("## ") && !$0.hasPrefix("# ") }
+        let headings = part.filter { $0.hasPrefix("### ") }
         let versions = headings.compactMap { heading in
-            heading.dropFirst(3).split(separator: " ").first.flatMap { SpecVersion(String($0)) }
+            heading.dropFirst(4).split(separator: " ").first.flatMap { SpecVersion(String($0)) }
         }
-        #expect(versions.count == headings.count, "every '## ' heading starts with MAJOR.MINOR: \(headings)")
+        #expect(!versions.isEmpty)
+        #expect(versions.count == headings.count, "every '### ' heading of the spec versions starts with MAJOR.MINOR: \(headings)")
         #expect(versions.first == spec, "raise specVersion in Specs/requirements.yaml with a CHANGELOG.md entry")
         #expect(versions == versions.sorted(by: >) && Set(versions).count == versions.count)
     }

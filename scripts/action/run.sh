@@ -5,13 +5,15 @@
 # Inputs (environment): ADAPTER, REPORTS (folder), EXPECTED_FAILURES (file, optional), WORLD (a profile
 # name or file, optional), SHARD (I/N,
 # optional), MERGE (a glob of shard JSON reports, optional: merge instead of run), GITHUB_OUTPUT.
+# Runs on the bash 3.2 of macOS runners: there "${options[@]}" of an empty array is an unbound variable
+# under set -u, so it is written ${options[@]+"${options[@]}"}.
 set -uo pipefail
 
 reports="${REPORTS:-conformance-report}"
 mkdir -p "$reports"
-expected=()
-[ -n "${EXPECTED_FAILURES:-}" ] && expected=(--expected-failures "$EXPECTED_FAILURES")
-[ -n "${WORLD:-}" ] && expected+=(--world "$WORLD")
+options=()
+[ -n "${EXPECTED_FAILURES:-}" ] && options=(--expected-failures "$EXPECTED_FAILURES")
+[ -n "${WORLD:-}" ] && options+=(--world "$WORLD")
 
 if [ -n "${MERGE:-}" ]; then
     # shellcheck disable=SC2086  # the glob is meant to expand
@@ -22,11 +24,11 @@ if [ -n "${MERGE:-}" ]; then
     status=$?
 elif [ -n "${SHARD:-}" ]; then
     # A shard's JSON is all `merge` needs; its name carries the shard index.
-    session-conformance run --adapter "$ADAPTER" --shard "$SHARD" "${expected[@]}" \
+    session-conformance run --adapter "$ADAPTER" --shard "$SHARD" ${options[@]+"${options[@]}"} \
         --report "json=$reports/shard-${SHARD%%/*}.json"
     status=$?
 else
-    session-conformance run --adapter "$ADAPTER" "${expected[@]}" \
+    session-conformance run --adapter "$ADAPTER" ${options[@]+"${options[@]}"} \
         --report "json=$reports/report.json" --report "junit=$reports/report.junit.xml" \
         --report "markdown=$reports/report.md" --report "html=$reports/report.html" \
         --report "badge=$reports/badge.svg"

@@ -4,6 +4,9 @@ import SpecModel
 
 /// The `session-conformance` command line: dispatches to a subcommand and maps errors to exit codes.
 public enum SessionConformance {
+    /// The tool's version, its one source: `--version` prints it and reports record it (`suite.version`);
+    /// scripts/version.sh reads it for the archive's name and the Action; the release workflow refuses a tag
+    /// other than `v` + this; CHANGELOG.md's newest release names it (docs/ci.md, Releases).
     public static let version = "0.1.0"
 
     static let commands: [any Command.Type] = [LintCommand.self, ListCommand.self, RunCommand.self, DiffCommand.self, MergeCommand.self, BenchCommand.self, MutantsCommand.self, ExploreCommand.self]
