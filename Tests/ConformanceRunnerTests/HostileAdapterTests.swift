@@ -97,6 +97,16 @@ struct HostileAdapterTests {
         #expect(outcome.trace.events.count < 1_000)
     }
 
+    @Test("an adapter that sends just under what a case may hold leaves an outcome within the budget a case keeps")
+    func nearLimitKeepsLittle() throws {
+        let outcome = try Self.outcome("exec python3 -u '\(Self.fixtures)/near_limit.py'", timeout: .seconds(120))
+        #expect(outcome.status != .error, "\(outcome.reason ?? "")")
+        // 550 log lines of 60 KB: each kept cut, with its marker.
+        #expect(outcome.trace.cutMessages == 550)
+        let kept = outcome.trace.events.reduce(0) { $0 + $1.kind.keptSize }
+        #expect(kept <= 550 * CaseRetention.maximumMessageBytes)
+    }
+
     @Test("200 MB of stderr before the first message is drained in time, not taken for a hang")
     func bulkStderr() throws {
         let outcome = try Self.outcome("exec python3 -u '\(Self.fixtures)/slow_stderr.py'", timeout: .seconds(20))
