@@ -56,6 +56,13 @@ final class AdapterChannel: @unchecked Sendable {
 
     var hasRoomForLines: Bool { queuedBytes <= Self.maximumQueuedBytes || stopping }
 
+    /// Whether stdout reached its end of file (not a framing error): nothing more can come from it, whether or not
+    /// the process still runs.
+    var outputClosed: Bool {
+        if case .closed = outputEnd { return true }
+        return false
+    }
+
     /// The next thing ``AdapterProcess/receive(timeout:)`` should return, or nil while there is none yet.
     func nextReceived() -> AdapterProcess.Received? {
         if nextLine < lines.count {

@@ -167,6 +167,12 @@ public final class AdapterProcess: Sendable {
         }
     }
 
+    /// Whether the adapter's stdout has reached its end of file, even if the process still runs or lines are still
+    /// to be received. Does not wait. (A process that closed its stdout and runs on never sends another line.)
+    public var outputClosed: Bool {
+        channel.lock.withLock { channel.outputClosed }
+    }
+
     // MARK: stderr
 
     /// The last `maxLines` lines of the adapter's stderr (of the last 64 KiB), joined with `\n`; bytes

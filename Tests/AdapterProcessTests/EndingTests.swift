@@ -34,6 +34,18 @@ extension AdapterProcessTests {
             #expect(process.stderrAll.hasPrefix("log line 1\n"))
         }
 
+        @Test("an adapter that closes its stdout and runs on shows its stdout closed while it has no exit status")
+        func closedOutputWhileRunning() throws {
+            let process = try AdapterProcess(commandLine: "echo '{\"type\":\"hello\"}'; exec 1>&-; exec sleep 300")
+            #expect(process.receive(timeout: Fixture.patience) == .line(#"{"type":"hello"}"#))
+            let deadline = ContinuousClock.now + Fixture.patience
+            while !process.outputClosed && ContinuousClock.now < deadline { usleep(10_000) }
+            #expect(process.outputClosed)
+            // stdout is closed but the process runs: no end of stream, only silence.
+            #expect(process.receive(timeout: .zero) == .timedOut)
+            #expect(process.exitStatus == nil)
+        }
+
         @Test("a command that does not exist ends with status 127 and says so on stderr")
         func missingCommand() throws {
             let process = try AdapterProcess(commandLine: "no-such-adapter-command --flag")

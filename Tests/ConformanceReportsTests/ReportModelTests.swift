@@ -1,6 +1,8 @@
+import ConformanceProtocol
 import ConformanceReports
 import ConformanceRunner
 import Foundation
+import ReferenceAdapter
 import SessionConformanceCommands
 import Testing
 
@@ -141,10 +143,40 @@ struct ReportModelTests {
         #expect(whole.testCase(big.id)?.trace.count == big.traceEvents)
     }
 
+    @Test("a trace the runner cut down once its case ended keeps the whole trace's count and numbers in the report")
+    func cutDownTraceKeepsNumbers() throws {
+        let launcher = InProcessLauncher(description: "chatty reference (in-process)") { ChattyReference() }
+        let (result, report) = try Runs.report(launcher, options: RunOptions(seed: 1, filters: ["sign-in-starts-a-new-generation"]),
+                                               traceLimit: 0)
+        let outcome = try #require(result.outcomes.first)
+        let testCase = try #require(report.testCase(outcome.caseID))
+        #expect(testCase.status == .pass)
+        #expect(outcome.trace.events.count < outcome.trace.eventCount)
+        #expect(testCase.traceEvents == outcome.trace.eventCount && testCase.traceEvents > ChattyReference.lines)
+        #expect(testCase.trace.map(\.number) == outcome.trace.events.map(\.number))
+        #expect(testCase.trace.allSatisfy { $0.text.hasPrefix("#\($0.number) ") })
+        #expect(testCase.trace.last?.number == testCase.traceEvents)
+    }
+
     @Test("deriving twice changes nothing")
     func deriveIsIdempotent() {
         var report = Runs.shared.defective
         report.derive()
         #expect(report == Runs.shared.defective)
+    }
+}
+
+/// The reference, with `lines` log lines before it answers its first barrier: a trace longer than a case keeps whole.
+final class ChattyReference: InProcessClient, @unchecked Sendable {
+    static let lines = 25_000
+    private let inner = ReferenceClientAdapter()
+    private var chatted = false
+
+    func start() -> [AdapterMessage] { inner.start() }
+
+    func handle(_ message: RunnerMessage) -> [AdapterMessage] {
+        guard case .barrier = message, !chatted else { return inner.handle(message) }
+        chatted = true
+        return (0..<Self.lines).map { .log(level: "info", message: "line \($0)") } + inner.handle(message)
     }
 }

@@ -24,18 +24,69 @@ struct HostileAdapterTests {
         return try #require(result.outcomes.first)
     }
 
+    /// The reason of the case's `error` verdict; an issue is recorded when the case did not error.
+    static func errorReason(_ command: String, timeout: Duration = .seconds(30)) throws -> String? {
+        let outcome = try outcome(command, timeout: timeout)
+        #expect(outcome.status == .error)
+        return outcome.reason
+    }
+
     @Test("a barrier answered with another id is a protocol violation naming both ids")
     func wrongBarrier() throws {
-        let outcome = try Self.outcome("exec python3 -u '\(Self.fixtures)/wrong_barrier.py'")
-        #expect(outcome.status == .error)
-        #expect(outcome.reason == "protocolViolation: the runner sent barrier 'b1' and the adapter answered 'not-b1'")
+        #expect(try Self.errorReason("exec python3 -u '\(Self.fixtures)/wrong_barrier.py'")
+                == "protocolViolation: the runner sent barrier 'b1' and the adapter answered 'not-b1'")
     }
 
     @Test("an adapter that chatters without settling errors when the step's time is up, not never")
     func chatterCannotStretchAStep() throws {
-        let outcome = try Self.outcome("exec python3 -u '\(Self.fixtures)/chatters.py'", timeout: .seconds(2))
-        #expect(outcome.status == .error)
-        #expect(outcome.reason == "hung: the step took longer than 2.0 seconds: the adapter kept sending messages without settling")
+        #expect(try Self.errorReason("exec python3 -u '\(Self.fixtures)/chatters.py'", timeout: .seconds(2))
+                == "hung: the step took longer than 2.0 seconds: the adapter kept sending messages without settling")
+    }
+
+    @Test("an adapter whose lines come faster than the runner takes them cannot stretch a step past its time")
+    func floodCannotStretchAStep() throws {
+        // 31.5 MiB in 60 KB lines, within what a case may hold; the debug build that `swift test` runs parses them far
+        // slower than they come, so lines are always waiting and no wait for one ever times out.
+        #expect(try Self.errorReason("exec python3 -u '\(Self.fixtures)/near_limit.py'", timeout: .seconds(2))
+                == "hung: the step took longer than 2.0 seconds: the adapter kept sending messages without settling")
+    }
+
+    @Test("an adapter that never says hello is reported as never started, not as one that kept sending")
+    func neverStarted() throws {
+        let launcher = ProcessAdapterLauncher(commandLine: "exec /bin/sh '\(Self.fixtures)/never_says_hello.sh'", timeout: .seconds(1))
+        let result = try Harness.run(Self.oneCase, launcher: launcher)
+        #expect(result.outcomes.isEmpty)
+        #expect(result.startupFailure?.description == "hung: the adapter sent no message within 1.0 seconds of starting (no hello)")
+    }
+
+    @Test("an adapter that answered earlier and then sends nothing in a step is reported as silent")
+    func silentAfterEarlierMessages() throws {
+        #expect(try Self.errorReason("exec python3 -u '\(Self.fixtures)/goes_silent.py'", timeout: .seconds(2))
+                == "hung: the adapter sent nothing for 2.0 seconds while the runner waited for it")
+    }
+
+    @Test("an adapter that falls silent after a message of the step is reported as silent, with the count")
+    func silentWithinAStep() throws {
+        #expect(try Self.errorReason("exec python3 -u '\(Self.fixtures)/goes_silent.py' --after-log", timeout: .seconds(2))
+                == "hung: the adapter went silent after 1 message in this step and sent nothing more before the step's 2.0 seconds were up")
+    }
+
+    @Test("an adapter that closes its stdout and runs on is reported as such, with how long the runner waited")
+    func closedStdout() throws {
+        #expect(try Self.errorReason("exec python3 -u '\(Self.fixtures)/closes_stdout.py'", timeout: .seconds(5))
+                == "hung: the adapter closed its stdout but kept running; the runner waited 1.0 seconds for it to exit")
+    }
+
+    @Test("an adapter that exits is reported as exited, with its status")
+    func exited() throws {
+        #expect(try Self.errorReason("exec /bin/sh '\(Self.fixtures)/exits_after_hello.sh'")
+                == "crashed: the adapter ended (exited with status 3) while the runner waited for it")
+    }
+
+    @Test("an adapter that exited while its child holds stdout is reported as exited, with its status")
+    func exitedWithChildHoldingStdout() throws {
+        #expect(try Self.errorReason("exec /bin/sh '\(Self.fixtures)/exits_leaving_child.sh'")
+                == "crashed: the adapter exited (exited with status 3) while a process it started still holds its stdout or stderr open")
     }
 
     @Test("an adapter that sends more than a case may hold errors, and the trace stays within its budget")
@@ -46,12 +97,14 @@ struct HostileAdapterTests {
         #expect(outcome.trace.events.count < 1_000)
     }
 
-    @Test("an adapter that exited while its child holds stdout is reported as exited, with its status")
-    func exitedWithChildHoldingStdout() throws {
-        let outcome = try Self.outcome("exec /bin/sh '\(Self.fixtures)/exits_leaving_child.sh'")
-        #expect(outcome.status == .error)
-        #expect(outcome.reason == "crashed: the adapter exited (exited with status 3) while a process it started "
-                + "still holds its stdout or stderr open")
+    @Test("an adapter that sends just under what a case may hold leaves an outcome within the budget a case keeps")
+    func nearLimitKeepsLittle() throws {
+        let outcome = try Self.outcome("exec python3 -u '\(Self.fixtures)/near_limit.py'", timeout: .seconds(120))
+        #expect(outcome.status != .error, "\(outcome.reason ?? "")")
+        // 550 log lines of 60 KB: each kept cut, with its marker.
+        #expect(outcome.trace.cutMessages == 550)
+        let kept = outcome.trace.events.reduce(0) { $0 + $1.kind.keptSize }
+        #expect(kept <= 550 * CaseRetention.maximumMessageBytes)
     }
 
     @Test("200 MB of stderr before the first message is drained in time, not taken for a hang")

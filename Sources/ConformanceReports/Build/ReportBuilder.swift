@@ -125,8 +125,9 @@ public enum ReportBuilder {
         // Around the first few events of each finding: a finding that lists 1,000 requests keeps the trace
         // near its first ones, not the whole trace.
         let evidence = Set(outcome.findings.flatMap { $0.evidence.prefix(Self.evidenceKeptPerFinding) })
-        let kept = keptEvents(count: outcome.trace.events.count, evidence: evidence, limit: context.traceLimit)
-        let trace = outcome.trace.events.enumerated().filter { kept($0.offset) }.map { _, event in
+        // By number over the whole trace: the outcome may keep fewer events than the trace had (`CaseRetention`).
+        let kept = keptEvents(count: outcome.trace.eventCount, evidence: evidence, limit: context.traceLimit)
+        let trace = outcome.trace.events.filter { kept($0.number - 1) }.map { event in
             traceLine(event, renderer: renderer, vault: vault)
         }
         let status: CaseReportStatus = switch outcome.status {
@@ -148,7 +149,7 @@ public enum ReportBuilder {
                               step: finding.step + 1, stepKind: kind(finding.step), events: finding.evidence,
                               occurrences: finding.occurrences, unmet: finding.unmet.map(Self.unmet))
             },
-            trace: trace, traceEvents: outcome.trace.events.count, expectedFailure: nil,
+            trace: trace, traceEvents: outcome.trace.eventCount, expectedFailure: nil,
             reproduce: "\(context.command) --case \(Self.caseArgument(outcome.caseID)) --seed \(runSeed)",
             trigger: outcome.trigger?.rawValue,
             reached: outcome.status == .pass || outcome.status == .fail ? outcome.reached.map(\.rawValue).sorted() : nil,

@@ -233,7 +233,7 @@ public struct CaseReport: Sendable, Equatable, Codable {
     public var findings: [FindingReport]
     /// The trace, whole when it has at most the trace limit's events (`--trace-limit`, default 1,000); a
     /// longer one keeps its beginning and end and every event near the evidence. Numbers stay those of the
-    /// whole trace.
+    /// whole trace. Never more than the runner kept of the case (`CaseRetention`).
     public var trace: [TraceLine]
     /// How many events the whole trace has.
     public var traceEvents: Int

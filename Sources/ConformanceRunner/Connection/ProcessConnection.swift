@@ -50,12 +50,16 @@ final class ProcessConnection: AdapterConnection {
             return hello
         }
         try flush()
-        var wait = ReceiveWait(timeout: timeout, stepStarted: stepStarted)
+        var wait = ReceiveWait(timeout: timeout, stepStarted: stepStarted, history: history)
         while true {
             let received = process.receive(timeout: wait.nextSlice())
             if case .timedOut = received {
                 try wait.check(process, tail: { tail })
                 continue
+            }
+            if case .line = received {
+                try wait.checkFlood(process, tail: { tail })
+                history.noteMessage(at: .now)
             }
             return try message(from: received)
         }
@@ -85,9 +89,12 @@ final class ProcessConnection: AdapterConnection {
 
     /// When the current step began; the step may take `timeout` in all, however much the adapter chatters.
     private var stepStarted = ContinuousClock.now
+    /// What the process has sent, for the diagnosis of a wait that ends without a message.
+    private var history = MessageHistory()
 
     func beginStep() {
         stepStarted = .now
+        history.beginStep()
     }
 
     func kill() {
@@ -120,6 +127,7 @@ final class ProcessConnection: AdapterConnection {
     func reset(for pool: ConnectionPool) -> Bool {
         self.pool = pool
         stepStarted = .now
+        history.restart()
         logMark = process.stderrByteCount
         do {
             try send(.reset)

@@ -28,9 +28,16 @@ public struct TraceEvent: Sendable {
     public let kind: Kind
 }
 
-/// The numbered events of one case, in order.
+/// The numbered events of one case, in order. Once the case has ended, what a case keeps may be fewer events than it had,
+/// and messages cut (see ``CaseRetention``): `eventCount` is the whole trace's count, and the events keep their numbers.
 public struct Trace: Sendable {
     public private(set) var events: [TraceEvent] = []
+    /// How many events the whole trace had, when `events` keeps fewer.
+    private var wholeCount: Int?
+    /// How many events the whole trace had: `events.count` unless the kept trace was cut down.
+    public var eventCount: Int { wholeCount ?? events.count }
+    /// How many messages and texts of the kept events were cut (see ``CaseRetention``); 0 for a trace kept as it was.
+    public private(set) var cutMessages = 0
     /// Bytes received from the client so far, about as written (see ``TraceBudget``).
     private(set) var receivedBytes = 0
     /// Set once the trace is over its ``TraceBudget``: what the adapter sent more than.
@@ -46,6 +53,13 @@ public struct Trace: Sendable {
     public private(set) var realTimeWaits: [RealTimeWait] = []
 
     mutating func noteRealTimeWait(_ wait: RealTimeWait) { realTimeWaits.append(wait) }
+
+    /// Keeps only `kept`, events of this trace in order (see ``CaseRetention``).
+    mutating func retain(_ kept: [TraceEvent], cutMessages cut: Int) {
+        wholeCount = eventCount
+        events = kept
+        cutMessages += cut
+    }
 
     /// Events received from the client, with their numbers.
     public var received: [(event: TraceEvent, message: AdapterMessage)] {

@@ -20,14 +20,17 @@ public enum TraceBudget {
 
 extension AdapterMessage {
     /// About the size of the message's JSON line: every string and key, plus a little per value.
-    var approximateSize: Int { Self.size(of: json) }
+    var approximateSize: Int { json.approximateSize }
+}
 
-    private static func size(of value: JSONValue) -> Int {
-        switch value {
+extension JSONValue {
+    /// About the size of the value as JSON text: every string and key, plus a little per value.
+    var approximateSize: Int {
+        switch self {
         case .null, .bool, .int, .double: return 8
         case .string(let text): return text.utf8.count + 2
-        case .array(let items): return items.reduce(2) { $0 + size(of: $1) + 1 }
-        case .object(let object): return object.reduce(2) { $0 + $1.key.utf8.count + 4 + size(of: $1.value) }
+        case .array(let items): return items.reduce(2) { $0 + $1.approximateSize + 1 }
+        case .object(let object): return object.reduce(2) { $0 + $1.key.utf8.count + 4 + $1.value.approximateSize }
         }
     }
 }

@@ -24,11 +24,24 @@ public struct TraceRenderer: Sendable {
 
     /// Every event; with `realTimeNotes`, also an unnumbered note after each event the adapter left unanswered for a
     /// while in real time. Without them the text depends on nothing but the events, so two runs compare equal.
+    /// A trace cut down once its case ended (``CaseRetention``) shows each gap as a line saying which events were not kept.
     public func render(_ trace: Trace, realTimeNotes: Bool = false) -> String {
         let waits = realTimeNotes ? Dictionary(grouping: trace.realTimeWaits, by: \.afterEvent) : [:]
-        return trace.events.flatMap { event in
-            [line(event)] + (waits[event.number] ?? []).map { "   (real time: " + Self.describe($0) + ")" }
-        }.joined(separator: "\n")
+        var previous = 0
+        var lines = trace.events.flatMap { event in
+            defer { previous = event.number }
+            return Self.gap(after: previous, before: event.number)
+                + [line(event)] + (waits[event.number] ?? []).map { "   (real time: " + Self.describe($0) + ")" }
+        }
+        lines += Self.gap(after: previous, before: trace.eventCount + 1)
+        return lines.joined(separator: "\n")
+    }
+
+    /// The line for events left out between two kept ones, if any.
+    private static func gap(after previous: Int, before next: Int) -> [String] {
+        guard next > previous + 1 else { return [] }
+        let range = next == previous + 2 ? "#\(previous + 1)" : "#\(previous + 1) to #\(next - 1)"
+        return ["   ... \(range) not kept (a long trace keeps its ends and the events near its findings)"]
     }
 
     /// A real-time wait in words, for traces and reports.
@@ -38,9 +51,11 @@ public struct TraceRenderer: Sendable {
 
     /// The events around the evidence, for a failure report.
     public func excerpt(_ trace: Trace, around evidence: [Int], context: Int = 2, limit: Int = 40) -> String {
+        // By number: a kept trace may have fewer events than numbers (``CaseRetention``).
+        let byNumber = Dictionary(trace.events.map { ($0.number, $0) }, uniquingKeysWith: { first, _ in first })
         var numbers: Set<Int> = []
         for number in evidence {
-            for neighbour in (number - context)...(number + context) where neighbour >= 1 && neighbour <= trace.events.count {
+            for neighbour in (number - context)...(number + context) where byNumber[neighbour] != nil {
                 numbers.insert(neighbour)
             }
         }
@@ -49,7 +64,7 @@ public struct TraceRenderer: Sendable {
         for number in numbers.sorted().prefix(limit) {
             if previous != 0 && number != previous + 1 { lines.append("   ...") }
             let marker = evidence.contains(number) ? "=> " : "   "
-            lines.append(marker + line(trace.events[number - 1]))
+            lines.append(marker + line(byNumber[number]!))
             previous = number
         }
         return lines.joined(separator: "\n")

@@ -45,7 +45,8 @@ public struct CaseOutcome: Sendable {
     public internal(set) var unmet: UnmetPrecondition?
 
     /// `findings` are grouped here, so the runner's verdicts, the reports and the console all see one finding
-    /// per kind of violation and case.
+    /// per kind of violation and case. The findings, the reason and the trace are kept within ``CaseRetention``'s
+    /// budget, so a run's memory grows by a bounded amount per case.
     public init(caseID: String, title: String, file: String, requirements: [String], status: CaseStatus, findings: [Finding],
                 reason: String?, stderrTail: String?, trace: Trace, vault: TokenVault, seed: UInt64) {
         self.caseID = caseID
@@ -53,11 +54,12 @@ public struct CaseOutcome: Sendable {
         self.file = file
         self.requirements = requirements
         self.status = status
-        self.findings = Finding.grouped(findings)
-        self.reason = reason
-        self.stderrTail = stderrTail
-        self.trace = trace
-        self.vault = vault
+        self.findings = CaseRetention.findings(Finding.grouped(findings), vault: vault)
+        self.reason = reason.map { CaseRetention.text($0, vault: vault) }
+        self.stderrTail = CaseRetention.dropsVault(vault) ? stderrTail.map { CaseRetention.text($0, vault: vault, limit: .max) } : stderrTail
+        self.trace = CaseRetention.trace(trace, findings: self.findings, vault: vault)
+        // Every kept text shows handles already when the case issued too many tokens to keep them (see CaseRetention).
+        self.vault = CaseRetention.dropsVault(vault) ? TokenVault(seed: seed) : vault
         self.seed = seed
     }
 }

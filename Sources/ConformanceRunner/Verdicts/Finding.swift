@@ -46,11 +46,16 @@ public struct Finding: Sendable, Hashable {
             let members = groups[key]!
             let first = members[0]
             guard members.count > 1 else { return first }
-            var evidence: [Int] = []
-            for number in members.flatMap(\.evidence) where !evidence.contains(number) {
-                evidence.append(number)
+            // Only as many as are kept are collected (a group of 200,000 members costs one pass, not a quadratic search).
+            let limit = max(groupEvidenceLimit, first.evidence.count)
+            var kept: [Int] = []
+            var seen: Set<Int> = []
+            for member in members {
+                for number in member.evidence where kept.count < limit && seen.insert(number).inserted {
+                    kept.append(number)
+                }
+                if kept.count == limit { break }
             }
-            let kept = Array(evidence.prefix(max(groupEvidenceLimit, first.evidence.count)))
             return Finding(requirements: first.requirements, check: first.check, message: first.message, evidence: kept,
                            step: first.step, occurrences: members.reduce(0) { $0 + $1.occurrences }, unmet: first.unmet)
         }

@@ -43,10 +43,13 @@ enum RunCommand: Command {
 
         The console lists each failed requirement with its statement, the design's words (the verbatim
         quotes, with their document) and at most 3 findings; identical findings of one check in one case are
-        one, with a count. The reports keep every finding.
+        one, with a count. The reports keep every finding (past 100 distinct ones in a case, the rest are
+        counted per check).
 
         A case's trace is kept whole in reports up to --trace-limit events (default 1000; 0: no limit); a
-        longer one keeps its first and last 500 events and every event near the evidence.
+        longer one keeps its first and last 500 events and every event near the evidence. Whatever the
+        limit, a case keeps at most 20,000 events and 2 MiB of messages once it has ended, and cuts a
+        message over 1 KiB (docs/performance.md#hostile-input); real traces are far smaller.
 
         Selecting cases, as pytest does: -k PATTERN or --filter PATTERN plays the cases whose ID contains
         PATTERN, ignoring case ('-k refresh'); a PATTERN with a '*' is a glob over the whole ID instead, also
