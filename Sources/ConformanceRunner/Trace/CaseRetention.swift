@@ -44,6 +44,8 @@ public enum CaseRetention {
 
     /// `trace` within the budget: whole, with oversized messages cut, when it fits; else its ends and the evidence.
     static func trace(_ trace: Trace, findings: [Finding], vault: TokenVault) -> Trace {
+        // A trace kept once already is within the budget (and its events are no longer at their numbers' places).
+        guard trace.eventCount == trace.events.count else { return trace }
         var cutter = TextCutter(vault: vault)
         let redacting = cutter.redactingAll
         var bytes = 0
@@ -82,9 +84,9 @@ public enum CaseRetention {
     /// At most `maximumFindings` findings (already grouped), each bounded; the rest counted per check and requirements.
     static func findings(_ findings: [Finding], vault: TokenVault) -> [Finding] {
         var cutter = TextCutter(vault: vault)
-        func bounded(_ finding: Finding, message: String? = nil) -> Finding {
+        func bounded(_ finding: Finding) -> Finding {
             Finding(requirements: finding.requirements, check: finding.check,
-                    message: message ?? cutter.text(finding.message, limit: maximumTextBytes),
+                    message: cutter.text(finding.message, limit: maximumTextBytes),
                     evidence: Array(finding.evidence.prefix(maximumFindingEvidence)), step: finding.step,
                     occurrences: finding.occurrences, unmet: finding.unmet)
         }
