@@ -6,6 +6,7 @@ import Musl
 import Darwin
 #endif
 import Foundation
+import SpecYAML
 
 /// The files the commands write (reports, expected-failures files, shrunk cases) and the reports they read.
 ///
@@ -171,34 +172,17 @@ public enum ReportFile {
     /// The bytes of the file `path` names, at most `limit` of them: a larger regular file is refused before it
     /// is read, and anything else (a pipe, a /proc file) when more than `limit` bytes came.
     public static func read(path: String, limit: Int = readLimit) throws(Error) -> [UInt8] {
-        func failure(_ reason: String) -> Error { Error(path: path, reason: reason, reading: true) }
-        let tooLarge = "it is larger than \(size(limit)), the most a report may be"
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw failure(systemText()) }
-        defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else { throw failure(systemText()) }
-        guard info.st_mode & S_IFMT != S_IFDIR else { throw failure("it is a folder") }
-        if info.st_mode & S_IFMT == S_IFREG, info.st_size > limit {
-            throw failure(tooLarge + " (\(info.st_size) bytes)")
+        switch BoundedFile.read(path, limit: limit) {
+        case .success(let bytes):
+            return bytes
+        case .failure(.unreadable(let reason)):
+            throw Error(path: path, reason: reason, reading: true)
+        case .failure(.tooLarge(let size)):
+            let tooLarge = "it is larger than \(Self.size(limit)), the most a report may be"
+            throw Error(path: path, reason: tooLarge + (size.map { " (\($0) bytes)" } ?? ""), reading: true)
         }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while bytes.count <= limit {
-            let wanted = min(chunk.count, limit + 1 - bytes.count)
-            let count = chunk.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress, wanted) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw failure(systemText())
-            }
-            if count == 0 { break }
-            bytes.append(contentsOf: chunk[0..<count])
-        }
-        guard bytes.count <= limit else { throw failure(tooLarge) }
-        return bytes
     }
 }
 
-// The system calls by a name of their own: inside ``ReportFile``, `write` and `read` name its methods.
+// The system call by a name of its own: inside ``ReportFile``, `write` names its methods.
 private func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int { write(descriptor, buffer, count) }
-private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int { read(descriptor, buffer, count) }
