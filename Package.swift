@@ -71,6 +71,9 @@ let package = Package(
 
         // Test support: runs python3 for the tests that check files with python jsonschema.
         .target(name: "PythonRunner", path: "Tests/Support/PythonRunner"),
+        // Test support (C): when the test process is killed or `swift test` goes away, every process the tests
+        // started dies with it (Linux). Linked into the one test binary every test target shares.
+        .target(name: "TestProcessGuard", path: "Tests/Support/TestProcessGuard"),
 
         .testTarget(name: "SpecYAMLTests", dependencies: ["SpecYAML"]),
         .testTarget(
@@ -79,7 +82,8 @@ let package = Package(
             resources: [.copy("Fixtures")]
         ),
         .testTarget(name: "SessionConformanceCommandsTests",
-                    dependencies: ["SessionConformanceCommands", "ConformanceRunner", "ConformanceReports"]),
+                    dependencies: ["SessionConformanceCommands", "ConformanceRunner", "ConformanceReports", "AdapterProcess",
+                                   "TestProcessGuard"]),
         .testTarget(name: "SessionKitTests", dependencies: ["SessionKit", "SessionKitTesting", "SimulatedWorld"]),
         .testTarget(name: "ConformanceProtocolTests", dependencies: ["ConformanceProtocol", "PythonRunner"]),
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
