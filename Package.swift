@@ -71,26 +71,33 @@ let package = Package(
 
         // Test support: runs python3 for the tests that check files with python jsonschema.
         .target(name: "PythonRunner", path: "Tests/Support/PythonRunner"),
+        // Test support (C): when the test process is killed or `swift test` goes away, every process the tests
+        // started dies with it (Linux). Linked into the one test binary every test target shares.
+        .target(name: "TestProcessGuard", path: "Tests/Support/TestProcessGuard"),
+        // Test support: the `.long` trait, for the sweeps that run only with SESSION_CONFORMANCE_LONG_TESTS=1.
+        .target(name: "LongTests", path: "Tests/Support/LongTests"),
 
-        .testTarget(name: "SpecYAMLTests", dependencies: ["SpecYAML"]),
+        .testTarget(name: "SpecYAMLTests", dependencies: ["SpecYAML", "LongTests"]),
         .testTarget(
             name: "SpecModelTests",
             dependencies: ["SpecModel", "SpecYAML", "SimulatedWorld", "JSONCore", "PythonRunner"],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(name: "SessionConformanceCommandsTests",
-                    dependencies: ["SessionConformanceCommands", "ConformanceRunner", "ConformanceReports"]),
+                    dependencies: ["SessionConformanceCommands", "ConformanceRunner", "ConformanceReports", "AdapterProcess",
+                                   "TestProcessGuard", "LongTests"]),
         .testTarget(name: "SessionKitTests", dependencies: ["SessionKit", "SessionKitTesting", "SimulatedWorld"]),
         .testTarget(name: "ConformanceProtocolTests", dependencies: ["ConformanceProtocol", "PythonRunner"]),
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
         // Mutation fuzzing of Specs/: a bounded run in `swift test`, longer with SESSION_CONFORMANCE_FUZZ_*.
-        .testTarget(name: "SpecFuzzTests", dependencies: ["SpecModel", "SpecYAML", "ConformanceRunner", "ReferenceAdapter"]),
+        .testTarget(name: "SpecFuzzTests", dependencies: ["SpecModel", "SpecYAML", "ConformanceRunner", "ReferenceAdapter", "LongTests"]),
         .testTarget(
             name: "ReferenceConformanceTests",
-            dependencies: ["ConformanceRunner", "ReferenceAdapter", "ConformanceProtocol", "SpecModel", "Mutants"]
+            dependencies: ["ConformanceRunner", "ReferenceAdapter", "ConformanceProtocol", "SpecModel", "Mutants", "LongTests"]
         ),
         // The kill matrix: every known-bad variant fails exactly its documented requirements; the reference none.
-        .testTarget(name: "MutantKillMatrixTests", dependencies: ["Mutants", "ConformanceRunner", "ConformanceProtocol", "SpecModel"]),
+        .testTarget(name: "MutantKillMatrixTests",
+                    dependencies: ["Mutants", "ConformanceRunner", "ConformanceProtocol", "SpecModel", "LongTests"]),
         .testTarget(name: "ConformanceRunnerTests", dependencies: ["ConformanceRunner", "ConformanceProtocol", "SpecModel", "JSONCore", "SimulatedWorld"]),
         .testTarget(name: "SimulatedWorldTests", dependencies: ["SimulatedWorld", "ConformanceProtocol", "JSONCore"]),
         .testTarget(name: "LoopbackHTTPTests", dependencies: ["LoopbackHTTP"]),
@@ -98,7 +105,7 @@ let package = Package(
         .testTarget(
             name: "ConformanceReportsTests",
             dependencies: ["ConformanceReports", "ConformanceRunner", "ConformanceProtocol", "ReferenceAdapter",
-                           "SessionConformanceCommands", "SpecModel", "JSONCore", "SimulatedWorld"],
+                           "SessionConformanceCommands", "SpecModel", "JSONCore", "SimulatedWorld", "LongTests"],
             exclude: ["Fixtures"]
         ),
         // The fake adapters in Fixtures/ are run as processes from their source folder, not bundled.

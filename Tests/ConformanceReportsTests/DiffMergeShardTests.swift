@@ -1,6 +1,8 @@
 import ConformanceReports
 import ConformanceRunner
 import Foundation
+import LongTests
+import Synchronization
 import Testing
 
 @Suite("Shards")
@@ -43,21 +45,41 @@ struct MergeTests {
         }
     }
 
+    /// The shards of the reference in-process, made once per count for the tests that only read them.
+    static func referenceShards(count: Int) throws -> [ComplianceReport] {
+        try referenceShardsMade.withLock { made in
+            if let shards = made[count] { return shards }
+            let shards = try shards(Runs.referenceLauncher, count: count)
+            made[count] = shards
+            return shards
+        }
+    }
+
+    private static let referenceShardsMade = Mutex<[Int: [ComplianceReport]]>([:])
+
     /// Through JSON, as CI does it.
     static func merged(_ shards: [ComplianceReport]) throws -> ComplianceReport {
         let read = try shards.enumerated().map { ("shard-\($0.offset + 1).json", try JSONReportWriter.read(JSONReportWriter.render($0.element))) }
         return try ReportMerge.merge(read.reversed())
     }
 
-    @Test("merging the shards gives the report of the unsharded run, for a passing and a failing client")
+    @Test("merging the shards gives the report of the unsharded run: 3 shards of a passing client, 2 of a failing one")
     func mergeEqualsUnsharded() throws {
-        for (launcher, whole) in [(Runs.referenceLauncher, Runs.shared.reference), (Runs.defectiveLauncher, Runs.shared.defective)] {
-            for count in [2, 3] {
-                let merged = try Self.merged(try Self.shards(launcher, count: count))
-                #expect(merged.removingWallClock() == whole.removingWallClock(), "\(count) shards of \(launcher.description)")
-                #expect(JSONReportWriter.render(merged.removingWallClock()) == JSONReportWriter.render(whole.removingWallClock()))
-            }
-        }
+        try Self.expectMergeEqualsWhole(try Self.referenceShards(count: 3), Runs.shared.reference)
+        try Self.expectMergeEqualsWhole(try Self.shards(Runs.defectiveLauncher, count: 2), Runs.shared.defective)
+    }
+
+    @Test("merging the shards gives the report of the unsharded run: 2 shards of the passing client, 3 of the failing one",
+          .long)
+    func mergeEqualsUnshardedOtherCounts() throws {
+        try Self.expectMergeEqualsWhole(try Self.referenceShards(count: 2), Runs.shared.reference)
+        try Self.expectMergeEqualsWhole(try Self.shards(Runs.defectiveLauncher, count: 3), Runs.shared.defective)
+    }
+
+    static func expectMergeEqualsWhole(_ shards: [ComplianceReport], _ whole: ComplianceReport) throws {
+        let merged = try Self.merged(shards)
+        #expect(merged.removingWallClock() == whole.removingWallClock(), "\(shards.count) shards of \(whole.adapter.description)")
+        #expect(JSONReportWriter.render(merged.removingWallClock()) == JSONReportWriter.render(whole.removingWallClock()))
     }
 
     @Test("with expected failures too")
@@ -84,7 +106,7 @@ struct MergeTests {
 
     @Test("a missing, repeated or foreign shard is refused with the reason")
     func refusals() throws {
-        let shards = try Self.shards(Runs.referenceLauncher, count: 3)
+        let shards = try Self.referenceShards(count: 3)
         func message(_ reports: [(String, ComplianceReport)]) -> String {
             do {
                 _ = try ReportMerge.merge(reports)

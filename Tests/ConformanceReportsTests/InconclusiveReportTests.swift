@@ -154,7 +154,7 @@ struct InconclusiveReportTests {
     @Test("merge: shards holding an inconclusive case merge into the report of the unsharded run")
     func merge() throws {
         let (whole, caseID, _) = try Self.inconclusive()
-        var shards = try MergeTests.shards(Runs.referenceLauncher, count: 2)
+        var shards = try MergeTests.referenceShards(count: 2)
         for index in shards.indices {
             if let position = shards[index].cases.firstIndex(where: { $0.id == caseID }) {
                 shards[index].cases[position].status = .inconclusive

@@ -1,5 +1,6 @@
 import ConformanceProtocol
 import ConformanceRunner
+import LongTests
 import Mutants
 import ReferenceAdapter
 @testable import SpecModel
@@ -59,10 +60,38 @@ struct KillSweepTests {
         }
     }
 
+    /// The cases the default sweeps take: a refresh that rotates the pair, an offline sign-out that must survive a
+    /// kill, a sign-out whose secure-storage clear is refused (where a client that tells the end before it is
+    /// durable comes back signed in), and a sign-out interrupted before an account switch. The long tests sweep
+    /// every case.
+    static let representativeCases: Set<String> = [
+        "rotation-never-resends-an-old-refresh-token", "offline-sign-out-survives-process-death",
+        "secure-write-failure-at-sign-out-is-not-undone-by-a-restart", "cache-of-interrupted-sign-out-never-reaches-the-next-account",
+    ]
+
+    static func isRepresentative(_ acceptanceCase: AcceptanceCase) -> Bool { representativeCases.contains(acceptanceCase.id) }
+
+    static let writeFaults = [(StorageFaultKind.writeFailure, 1), (.preferencesWriteFailure, 1), (.preferencesWriteFailure, 2),
+                              (.preferencesWriteFailure, 3)]
+
+    @Test("no oracle finds fault with the reference when storage changes fail before any step of a refresh, a sign-out and a switch",
+          arguments: writeFaults)
+    func referenceSurvivesWriteFailures(_ kind: StorageFaultKind, _ times: Int) throws {
+        let variants = try Self.writeFailureSweep(kind, times, cases: Self.isRepresentative)
+        #expect(variants >= Self.representativeCases.count)
+    }
+
     @Test("no oracle finds fault with the reference when storage changes fail before any step of any case",
-          arguments: [(StorageFaultKind.writeFailure, 1), (.preferencesWriteFailure, 1), (.preferencesWriteFailure, 2),
-                      (.preferencesWriteFailure, 3)])
+          .long, arguments: writeFaults)
     func referenceSurvivesEveryWriteFailure(_ kind: StorageFaultKind, _ times: Int) throws {
+        let variants = try Self.writeFailureSweep(kind, times)
+        #expect(variants > 100)
+    }
+
+    /// Plays the write-failure variants of the cases `filter` keeps against the reference, expects no failure and
+    /// returns how many variants were played.
+    static func writeFailureSweep(_ kind: StorageFaultKind, _ times: Int,
+                                  cases filter: (AcceptanceCase) -> Bool = { _ in true }) throws -> Int {
         var bundle = try ReferenceConformanceTests.bundle()
         // Three refused preferences changes at an end (its note, a cache removal, the note again) in a case whose
         // secure-storage clear is refused too leave no store that takes anything: no client can make that end
@@ -71,18 +100,21 @@ struct KillSweepTests {
             acceptanceCase.steps.contains { if case .storageFault(.writeFailure, _) = $0.action { true } else { false } }
         }
         bundle.caseFiles = bundle.caseFiles.map { file in
-            CaseFile(file: file.file, cases: file.cases.filter { kind == .writeFailure || times < 3 || !securelyFaulted($0) }
+            CaseFile(file: file.file, cases: file.cases.filter { filter($0) && (kind == .writeFailure || times < 3 || !securelyFaulted($0)) }
                 .flatMap { Self.writeFailureVariants(of: $0, kind: kind, times: times) })
         }
         let result = SuiteRunner(bundle: bundle, launcher: InProcessLauncher(description: "in-process") { ReferenceClientAdapter() })
             .run(RunOptions(seed: 1, jobs: 2))
-        #expect(result.outcomes.count > 100)
         let failed = result.outcomes.filter { $0.status == .fail || $0.status == .error }
-        let described = failed.prefix(15).map { outcome in
+        #expect(failed.count == 0, "\(failed.count) of \(result.outcomes.count) variants failed:\n\(Self.described(failed))")
+        return result.outcomes.count
+    }
+
+    static func described(_ failed: [CaseOutcome]) -> String {
+        failed.prefix(15).map { outcome in
             "\(outcome.caseID): \(outcome.status.rawValue) \(outcome.reason ?? "")\n"
                 + outcome.findings.map { "  [\($0.requirements.joined(separator: ", "))] \($0.message)" }.joined(separator: "\n")
         }.joined(separator: "\n")
-        #expect(failed.count == 0, "\(failed.count) of \(result.outcomes.count) variants failed:\n\(described)")
     }
 
     /// Every case swept, played against `make`; the outcomes of the variants whose kill landed.
@@ -108,21 +140,29 @@ struct KillSweepTests {
     @Test("the sweep fails a client that tells a sign-out before it is durable: the restart brings the session back")
     func sweepCatchesEndToldBeforeDurable() throws {
         let variant = try #require(MutantRegistry.named("end-told-before-durable"))
-        let (landed, _) = try Self.sweep(cases: { $0.steps.contains { $0.kind == "signOut" || $0.kind == "switchAccount" } }, variant.make)
+        let (landed, _) = try Self.sweep(cases: { Self.isRepresentative($0) && $0.steps.contains { $0.kind == "signOut" || $0.kind == "switchAccount" } },
+                                         variant.make)
         let resurrected = landed.filter { $0.findings.contains { $0.check == "oracle:ended-session-never-resurrected" } }
         #expect(!resurrected.isEmpty, "no swept variant brought an ended session back")
     }
 
-    @Test("no oracle finds fault with the reference when it is killed at any storage change of any case")
+    @Test("no oracle finds fault with the reference when it is killed at any storage change of a refresh, a sign-out and a switch")
+    func referenceSurvivesKillPoints() throws {
+        let (landedKills, all) = try Self.sweep(cases: Self.isRepresentative) { ReferenceClientAdapter() }
+        #expect(all >= Self.representativeCases.count)
+        Self.expectNoFailure(landedKills, of: all)
+    }
+
+    @Test("no oracle finds fault with the reference when it is killed at any storage change of any case", .long)
     func referenceSurvivesEveryKillPoint() throws {
         let (landedKills, all) = try Self.sweep { ReferenceClientAdapter() }
         #expect(all > 100, "the sweep plays every case with kills; it found only \(all) variants")
+        Self.expectNoFailure(landedKills, of: all)
+    }
+
+    static func expectNoFailure(_ landedKills: [CaseOutcome], of all: Int) {
         let failed = landedKills.filter { $0.status == .fail || $0.status == .error }
-        let described = failed.prefix(15).map { outcome in
-            "\(outcome.caseID): \(outcome.status.rawValue) \(outcome.reason ?? "")\n"
-                + outcome.findings.map { "  [\($0.requirements.joined(separator: ", "))] \($0.message)" }.joined(separator: "\n")
-        }.joined(separator: "\n")
-        #expect(failed.count == 0, "\(failed.count) of \(landedKills.count) variants with a landed kill failed:\n\(described)")
+        #expect(failed.count == 0, "\(failed.count) of \(landedKills.count) variants with a landed kill failed:\n\(Self.described(failed))")
         #expect(landedKills.count > all / 4, "most kill points should land; only \(landedKills.count) did")
     }
 }

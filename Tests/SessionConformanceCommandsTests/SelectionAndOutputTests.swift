@@ -1,6 +1,7 @@
 import ConformanceReports
 import ConformanceRunner
 import Foundation
+import LongTests
 import SessionConformanceCommands
 import Testing
 
@@ -192,8 +193,18 @@ struct RunOutputTests {
 
 @Suite("Reusing an adapter process through reset")
 struct ResetTests {
-    @Test("the Python example gives the same report with one process per case and with reset")
+    @Test("the Python example gives the same report with one process per case and with reset, over the sign-out cases")
     func sameVerdicts() throws {
+        // Kills among them: a kill starts a new process even with reset.
+        try Self.expectSameReports(selection: ["-k", "sign-out"])
+    }
+
+    @Test("the Python example gives the same report with one process per case and with reset, over every case", .long)
+    func sameVerdictsEverywhere() throws {
+        try Self.expectSameReports(selection: [])
+    }
+
+    static func expectSameReports(selection: [String]) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reset-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -201,7 +212,7 @@ struct ResetTests {
         var reports: [ComplianceReport] = []
         for extra in [["--no-reset"], []] {
             let file = directory.appendingPathComponent("r\(reports.count).json").path
-            let arguments = ["run", "--spec-root", Paths.specs, "--adapter", adapter, "--report", "json=\(file)"] + extra
+            let arguments = ["run", "--spec-root", Paths.specs, "--adapter", adapter, "--report", "json=\(file)"] + selection + extra
             // The example fails the requirements its expected.yaml lists; what matters is that no case errors.
             let code = SessionConformance.main(arguments: arguments, console: BufferConsole())
             #expect(code == .success || code == .conformanceFailure)

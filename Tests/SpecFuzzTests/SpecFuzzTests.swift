@@ -1,5 +1,6 @@
 import ConformanceRunner
 import Foundation
+import LongTests
 import ReferenceAdapter
 import SpecModel
 import SpecYAML
@@ -7,20 +8,21 @@ import Testing
 
 /// Mutation fuzzing over the real Specs/: each mutant replaces one spec file in a copy of the folder, is
 /// linted and its diagnostics rendered; a mutant that lints clean is run against the in-process reference.
-/// A crash, a trap or a hang fails the test run. Bounded in `swift test` (300 mutants); longer with
-/// SESSION_CONFORMANCE_FUZZ_ITERATIONS and/or SESSION_CONFORMANCE_FUZZ_SECONDS, seeded by
-/// SESSION_CONFORMANCE_FUZZ_SEED (default 1).
+/// A crash, a trap or a hang fails the test run. Bounded in `swift test` (100 mutants, 300 with
+/// SESSION_CONFORMANCE_LONG_TESTS=1); longer with SESSION_CONFORMANCE_FUZZ_ITERATIONS and/or
+/// SESSION_CONFORMANCE_FUZZ_SECONDS, seeded by SESSION_CONFORMANCE_FUZZ_SEED (default 1).
 @Suite("Spec fuzzing")
 struct SpecFuzzTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
     struct Settings {
-        var iterations = 300
+        var iterations: Int
         var seconds: Double?
         var seed: UInt64 = 1
 
         init(_ environment: [String: String]) {
+            iterations = environment[LongTests.variable] == "1" ? 300 : 100
             if let text = environment["SESSION_CONFORMANCE_FUZZ_ITERATIONS"], let value = Int(text) { iterations = value }
             if let text = environment["SESSION_CONFORMANCE_FUZZ_SECONDS"], let value = Double(text) {
                 seconds = value

@@ -11,14 +11,23 @@ import Darwin
 /// SIGINT and SIGTERM during `run`: the first asks the run to stop (the current case ends, its adapter and
 /// every descendant are killed, the reports are written marked incomplete, exit 130 or 143); a second one
 /// kills every adapter and exits at once. Handled on a dispatch queue, not in a signal handler, so the code
-/// that runs may take locks and allocate.
+/// that runs may take locks and allocate. A signal the host process already handles with a handler of its own
+/// (the test process's guard, which kills every process the tests started) is left to it; ``stop()`` puts back
+/// what each signal had before.
 final class RunSignals {
+    private typealias SignalHandler = @convention(c) (Int32) -> Void
     private static let handled = [SIGINT, SIGTERM]
     private let sources: [any DispatchSourceSignal]
+    private let previous: [(signal: Int32, handler: SignalHandler?)]
 
     private init(console: any Console) {
         let queue = DispatchQueue(label: "session-conformance.signals")
-        sources = Self.handled.map { number in
+        var previous: [(signal: Int32, handler: SignalHandler?)] = []
+        sources = Self.handled.compactMap { number in
+            // Read without changing it, so a host's handler is never replaced, even for a moment.
+            let before = Self.currentHandler(number)
+            guard Self.isDefaultOrIgnored(before) else { return nil }
+            previous.append((number, before))
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
             source.setEventHandler {
@@ -33,6 +42,23 @@ final class RunSignals {
             source.resume()
             return source
         }
+        self.previous = previous
+    }
+
+    private static func currentHandler(_ number: Int32) -> SignalHandler? {
+        var current = sigaction()
+        sigaction(number, nil, &current)
+        #if canImport(Darwin)
+        return current.__sigaction_u.__sa_handler
+        #else
+        return current.__sigaction_handler.sa_handler
+        #endif
+    }
+
+    /// SIG_DFL is 0 and SIG_IGN is 1; any other value is a handler the host installed.
+    private static func isDefaultOrIgnored(_ handler: SignalHandler?) -> Bool {
+        let value = unsafeBitCast(handler, to: Int.self)
+        return value == 0 || value == 1
     }
 
     /// Starts handling both signals until ``stop()``.
@@ -41,10 +67,10 @@ final class RunSignals {
         return RunSignals(console: console)
     }
 
-    /// Back to the default dispositions.
+    /// Back to the dispositions the signals had before ``start(console:)``.
     func stop() {
         for source in sources { source.cancel() }
-        for number in Self.handled { signal(number, SIG_DFL) }
+        for (number, handler) in previous { signal(number, handler) }
     }
 
     /// The exit code when a signal stopped the run.

@@ -33,11 +33,22 @@ enum ExternalTool: String, CaseIterable, Sendable {
     static var required: Bool { ProcessInfo.processInfo.environment["SESSION_CONFORMANCE_REQUIRE_TOOLS"] == "1" }
 }
 
+extension ExternalTool {
+    /// The skip message for a test that needs `tools`: it names only the ones `isAvailable` says are missing,
+    /// or nil when none is.
+    static func skipReason(needing tools: [ExternalTool], isAvailable: (ExternalTool) -> Bool = \.isAvailable) -> String? {
+        let missing = tools.filter { !isAvailable($0) }
+        guard !missing.isEmpty else { return nil }
+        return "skipped: needs \(missing.map(\.install).joined(separator: " and ")); "
+            + "SESSION_CONFORMANCE_REQUIRE_TOOLS=1 makes this a failure"
+    }
+}
+
 extension Trait where Self == ConditionTrait {
     /// Runs the test when every tool is installed, or when SESSION_CONFORMANCE_REQUIRE_TOOLS=1; skips it
-    /// with the tools to install otherwise.
+    /// otherwise, naming the tools that are missing and how to install them.
     static func needs(_ tools: ExternalTool...) -> Self {
-        .enabled(if: ExternalTool.required || tools.allSatisfy(\.isAvailable),
-                 "skipped: needs \(tools.map(\.install).joined(separator: " and ")); SESSION_CONFORMANCE_REQUIRE_TOOLS=1 makes this a failure")
+        let reason = ExternalTool.skipReason(needing: tools)
+        return .enabled(if: ExternalTool.required || reason == nil, Comment(rawValue: reason ?? ""))
     }
 }
