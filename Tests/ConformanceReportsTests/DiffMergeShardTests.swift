@@ -82,7 +82,8 @@ struct MergeTests {
         #expect(JSONReportWriter.render(merged.removingWallClock()) == JSONReportWriter.render(whole.removingWallClock()))
     }
 
-    @Test("with expected failures too")
+    /// Long: in the default set, docs/ci.md's GitLab jobs merge shards run with expected failures (DocsSnippetTests).
+    @Test("with expected failures too", .long)
     func mergeWithExpectedFailures() throws {
         let expected = try Runs.expectedFailures("""
             - id: LOG-NO-TOKEN-VALUES

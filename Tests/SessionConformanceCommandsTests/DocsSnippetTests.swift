@@ -1,4 +1,5 @@
 import Foundation
+import LongTests
 import Testing
 
 /// Runs the shell in docs/ci.md the way a team would paste it: the `sh` blocks marked `<!-- tested -->`,
@@ -117,7 +118,8 @@ struct DocsSnippetTests {
         #expect(Self.exists("out/report.json", in: directory))
     }
 
-    @Test("the GitLab regression gate fails a merge request pipeline whose client got worse, and skips the default branch")
+    /// Long: the default set runs the same report script (on a feature branch) in `snippetsRunInOrder`.
+    @Test("the GitLab regression gate fails a merge request pipeline whose client got worse, and skips the default branch", .long)
     func gitLabGateCanFail() throws {
         let markdown = try Self.document()
         let directory = try Self.temporaryDirectory()
