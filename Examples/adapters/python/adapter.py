@@ -29,12 +29,9 @@ loopback server instead; Examples/adapters/check.sh runs both modes and expects 
 import argparse
 import asyncio
 import contextvars
-import http.client
 import json
 import sys
 import threading
-import urllib.error
-import urllib.request
 
 from session_client import CAPABILITIES, IMPLEMENTATION, OFFLINE_RESOURCES, REFRESH_MODES, SessionClient
 
@@ -187,7 +184,7 @@ class Host:
         self._finished = threading.Condition()
         self._completed = []  # (sequence, future, outcome) of requests finished since the last barrier
         self._abandoned = set()  # loopback requests given up on: the runner never answers them, so never counted
-        self._opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        self._opener = None  # built at the first loopback request: urllib is imported only in loopback mode
 
     # -- Wire.
 
@@ -214,6 +211,14 @@ class Host:
         outcome. Counted as started here, before the thread runs, and as finished when its outcome is in.
         Outcomes reach the client at the next barrier, in the order the requests started, so the threads' race
         does not show in the trace. The tag (`X-Conformance-Request`) is what an `abandon` of it names."""
+        # Imported here, not at the top: an adapter process starts at every kill, and these imports are a
+        # good part of Python's start when nothing needs them (the default, HTTP through the protocol).
+        import http.client
+        import urllib.error
+        import urllib.request
+
+        if self._opener is None:
+            self._opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
         future = self.loop.create_future()
         request_headers = dict(headers)
         cause = CAUSE.get()
