@@ -135,9 +135,19 @@ struct AbandonOracleTests {
 
     @Test("the backoff after an abandoned refresh is measured from the abandon: 30 s deadlines with waits 1, 2, 4, 8 s grow")
     func backoffIsMeasuredFromTheAbandon() throws {
+        let findings = try Self.outage(waits: [1, 2, 4, 8]).findings(RetryableRefreshBacksOff())
+        #expect(findings.isEmpty, "\(findings.map(\.message))")
+    }
+
+    /// Five refreshes of one outage, each abandoned at its 30 s deadline, then `waits[i]` before the next; a
+    /// command is sent before the attempt numbered `commandBefore`, if any.
+    static func outage(waits: [Double], commandBefore: Int? = nil) -> CraftedTrace {
         var crafted = CraftedTrace()
         let tokens = crafted.signInAlice()
-        for (attempt, wait) in [1.0, 2, 4, 8, 0].enumerated() {
+        for (attempt, wait) in (waits + [0]).enumerated() {
+            if attempt == commandBefore {
+                crafted.add(.sent(.command(AppCommand(id: "c\(attempt)", kind: .request, resource: "news"))))
+            }
             let id = "e\(50 + attempt)"
             crafted.add(.received(.http(id: id, cause: nil, HTTPRequestMessage(
                 method: "POST", path: "/auth/refresh", body: ["grant_type": "refresh_token", "refresh_token": .string(tokens.refresh)]))))
@@ -145,7 +155,22 @@ struct AbandonOracleTests {
             crafted.add(.effectAbandoned(effectID: id))
             crafted.time += wait
         }
-        let findings = try crafted.findings(RetryableRefreshBacksOff())
+        return crafted
+    }
+
+    @Test("waits that do not grow from the start of an outage fail REFRESH-RETRYABLE-BACKOFF, a command or not after the fifth attempt")
+    func flatOutageFails() throws {
+        for command in [nil, 6] as [Int?] {
+            let findings = try Self.outage(waits: [10, 10, 10, 10, 10, 10], commandBefore: command).findings(RetryableRefreshBacksOff())
+            #expect(findings.map(\.requirements) == [["REFRESH-RETRYABLE-BACKOFF"]], "\(findings.map(\.message))")
+            #expect(findings.first?.message.contains("did not grow (10 s, 10 s, 10 s, 10 s)") == true)
+        }
+    }
+
+    @Test("a backoff at its cap after a command in the outage is not judged as the outage's start: the client may keep its backoff")
+    func cappedAfterCommandPasses() throws {
+        // 1, 2, 4 s, then a user's request, then the capped waits of a client that kept its backoff.
+        let findings = try Self.outage(waits: [1, 2, 4, 45, 42, 50, 48, 44], commandBefore: 3).findings(RetryableRefreshBacksOff())
         #expect(findings.isEmpty, "\(findings.map(\.message))")
     }
 

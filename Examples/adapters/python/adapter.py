@@ -101,10 +101,13 @@ class Effects:
         return reply.get("value") if reply else None
 
     async def preference_set(self, key, value):
-        await self._host.effect({"type": "preferences", "op": "set", "key": key, "value": value})
+        """Returns whether the write took (a failed write is a reply with an error)."""
+        return self._storage_result(await self._host.effect(
+            {"type": "preferences", "op": "set", "key": key, "value": value}))[0] == "value"
 
     async def preference_delete(self, key):
-        await self._host.effect({"type": "preferences", "op": "delete", "key": key})
+        """Returns whether the delete took."""
+        return self._storage_result(await self._host.effect({"type": "preferences", "op": "delete", "key": key}))[0] == "value"
 
     def sleep(self, seconds):
         """Starts a sleep on the runner's virtual clock. Returns (awaitable, wake): awaiting it ends when the

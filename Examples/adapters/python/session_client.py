@@ -464,8 +464,10 @@ class ContentCache:
             if generation != self.client.generation:
                 return  # the session ended meanwhile: nothing of it may be cached
             if resource not in index:
+                # Listed before written: an entry the index does not list is one no clear would ever remove.
+                if not await self.effects.preference_set(f"cache/{account}/.index", json.dumps(sorted(index | {resource}))):
+                    return
                 index.add(resource)
-                await self.effects.preference_set(f"cache/{account}/.index", json.dumps(sorted(index)))
             await self.effects.preference_set(f"cache/{account}/{resource}", json.dumps(body, sort_keys=True))
 
     async def lookup(self, resource, account):
@@ -479,11 +481,17 @@ class ContentCache:
                 return None
 
     async def clear(self, account):
+        """Deletes the account's cached entries; returns whether every one is gone. An entry whose delete failed
+        stays in the index, so the next clear (the next end of a session of the account, or the launch that
+        finishes an interrupted end) deletes it: dropped from the index, it would stay in preferences for good."""
         async with self.queue:
-            for resource in sorted(await self._index(account)):
-                await self.effects.preference_delete(f"cache/{account}/{resource}")
-            await self.effects.preference_delete(f"cache/{account}/.index")
-            self.indexes[account] = set()
+            left = {resource for resource in sorted(await self._index(account))
+                    if not await self.effects.preference_delete(f"cache/{account}/{resource}")}
+            self.indexes[account] = left
+            if left:
+                await self.effects.preference_set(f"cache/{account}/.index", json.dumps(sorted(left)))
+                return False
+            return await self.effects.preference_delete(f"cache/{account}/.index")
 
     async def _index(self, account):
         if account not in self.indexes:
@@ -832,8 +840,8 @@ class SessionClient:
             durable = await self.vault.end(active["sessionID"], active["account"], revoke) == "committed"
             record = copy.deepcopy(record)
             record["active"] = None
-        if isinstance(marker.get("account"), str):
-            await self.cache.clear(marker["account"])
+        if isinstance(marker.get("account"), str) and not await self.cache.clear(marker["account"]):
+            durable = False  # the note stays for the next launch
         if durable:
             await self.effects.preference_delete(END_MARKER_KEY)
         return record
@@ -1261,8 +1269,13 @@ class SessionClient:
         held, self.held_emissions = self.held_emissions or [], None
         for emission in held:
             self._tell(emission)
-        if account is not None:
-            await self.cache.clear(account)
+        if account is not None and not await self.cache.clear(account):
+            # The note must outlive this process so the next launch clears the account's cache again: written
+            # again here, since the write at the start may have been refused too.
+            durable = False
+            self.log("warning", "cache.clear-failed")
+            if session_id is not None:
+                await self.effects.preference_set(END_MARKER_KEY, marker)
         if session_id is not None and account is not None and durable:
             await self.effects.preference_delete(END_MARKER_KEY)
         if prompt:

@@ -315,15 +315,25 @@ struct RetryableRefreshBacksOff: Oracle {
     /// `growthFactor` times the shortest of the first two. Only the start of an outage is judged: a capped
     /// backoff is flat once it reaches its cap. Exponential backoff with up to half of each wait as jitter always
     /// grows by this rule; with full jitter it can look flat in about one outage in a hundred.
+    /// An outage starts at the first send, or at one after a send that did not fail retryably. A command during
+    /// an outage ends its judging until the next outage: the design lets the client keep its backoff across a
+    /// user's request or restart it, so the sends after it may be at the cap already.
     private func flatStart(_ sends: [TraceIndex.Exchange], _ index: TraceIndex, _ time: (Int) -> Double) -> [TraceIndex.Exchange]? {
-        var run: [TraceIndex.Exchange] = []
+        var run: [TraceIndex.Exchange]? = []
+        var previous: TraceIndex.Exchange?
         for send in sends {
-            if let previous = run.last, !(Self.retryable(previous) && !index.commandSent(in: send.instance, between: previous.event, and: send.event)) {
-                run = []
+            defer { previous = send }
+            if let previous {
+                if !Self.retryable(previous) {
+                    run = []
+                } else if index.commandSent(in: send.instance, between: previous.event, and: send.event) {
+                    run = nil
+                }
             }
-            run.append(send)
-            guard run.count == Self.growthAttempts else { continue }
-            let gaps = Self.waits(run, time)
+            guard run != nil else { continue }
+            run!.append(send)
+            guard run!.count == Self.growthAttempts else { continue }
+            let gaps = Self.waits(run!, time)
             if gaps.suffix(2).max()! < Self.growthFactor * gaps.prefix(2).min()! { return run }
         }
         return nil
