@@ -319,22 +319,18 @@ struct RetryableRefreshBacksOff: Oracle {
     /// an outage ends its judging until the next outage: the design lets the client keep its backoff across a
     /// user's request or restart it, so the sends after it may be at the cap already.
     private func flatStart(_ sends: [TraceIndex.Exchange], _ index: TraceIndex, _ time: (Int) -> Double) -> [TraceIndex.Exchange]? {
-        var run: [TraceIndex.Exchange]? = []
-        var previous: TraceIndex.Exchange?
-        for send in sends {
-            defer { previous = send }
-            if let previous {
-                if !Self.retryable(previous) {
-                    run = []
-                } else if index.commandSent(in: send.instance, between: previous.event, and: send.event) {
-                    run = nil
-                }
+        var run: [TraceIndex.Exchange]? = Array(sends.prefix(1))   // nil: inside an outage a command interrupted
+        for (position, send) in sends.enumerated() where position > 0 {
+            let previous = sends[position - 1]
+            if !Self.retryable(previous) {
+                run = []
+            } else if index.commandSent(in: send.instance, between: previous.event, and: send.event) {
+                run = nil
             }
-            guard run != nil else { continue }
-            run!.append(send)
-            guard run!.count == Self.growthAttempts else { continue }
-            let gaps = Self.waits(run!, time)
-            if gaps.suffix(2).max()! < Self.growthFactor * gaps.prefix(2).min()! { return run }
+            run?.append(send)
+            guard let attempts = run, attempts.count == Self.growthAttempts else { continue }
+            let gaps = Self.waits(attempts, time)
+            if gaps.suffix(2).max()! < Self.growthFactor * gaps.prefix(2).min()! { return attempts }
         }
         return nil
     }
