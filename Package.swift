@@ -98,7 +98,9 @@ let package = Package(
         // The kill matrix: every known-bad variant fails exactly its documented requirements; the reference none.
         .testTarget(name: "MutantKillMatrixTests",
                     dependencies: ["Mutants", "ConformanceRunner", "ConformanceProtocol", "SpecModel", "LongTests"]),
-        .testTarget(name: "ConformanceRunnerTests", dependencies: ["ConformanceRunner", "ConformanceProtocol", "SpecModel", "JSONCore", "SimulatedWorld"]),
+        // Fixtures/ holds adapters written for the tests (run as processes, not bundled).
+        .testTarget(name: "ConformanceRunnerTests", dependencies: ["ConformanceRunner", "ConformanceProtocol", "SpecModel", "JSONCore", "SimulatedWorld"],
+                    exclude: ["Fixtures"]),
         .testTarget(name: "SimulatedWorldTests", dependencies: ["SimulatedWorld", "ConformanceProtocol", "JSONCore"]),
         .testTarget(name: "LoopbackHTTPTests", dependencies: ["LoopbackHTTP"]),
         // Fixtures/ holds the JUnit XSD the JUnit writer is validated against (read from disk, not bundled).

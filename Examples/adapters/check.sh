@@ -13,7 +13,8 @@
 # python-loopback is the Python example in loopback mode (real HTTP through urllib): the same client, so the
 # same verdicts as in message mode, from the same expected.yaml. python-proactive is the same client refreshing
 # ahead of expiry on a timer of its own too (--refresh proactive): the same verdicts again, from the same
-# expected.yaml. In loopback mode the Python example follows the world profile the runner's
+# expected.yaml. python-no-fork runs the client in the adapter's own process (every kill a new process), the
+# same verdicts again. In loopback mode the Python example follows the world profile the runner's
 # welcome names, so it runs under the loopback default, rfc6749; javascript, java and swift-urlsession speak
 # the json-v1 endpoints they were written for, so they run with --world json-v1.
 #   SESSION_CONFORMANCE=path/to/binary Examples/adapters/check.sh
@@ -31,17 +32,18 @@ adapter_command() {
         python) echo "python3 Examples/adapters/python/adapter.py" ;;
         python-loopback) echo "python3 Examples/adapters/python/adapter.py --http loopback" ;;
         python-proactive) echo "python3 Examples/adapters/python/adapter.py --refresh proactive" ;;
+        python-no-fork) echo "python3 Examples/adapters/python/adapter.py --no-fork" ;;
         javascript) echo "NODE_PATH=/usr/share/nodejs node Examples/adapters/javascript/adapter.js" ;;
         java) echo "Examples/adapters/java/run.sh" ;;
         java-google-oauth) echo "Examples/adapters/java-google-oauth/run.sh" ;;
         swift-urlsession)
             swift build --package-path Examples/adapters/swift-urlsession >&2 || { echo "check: swift-urlsession: the build failed" >&2; exit 2; }
             echo "Examples/adapters/swift-urlsession/.build/debug/URLSessionAdapter" ;;
-        *) echo "check: unknown adapter '$1' (python, python-loopback, python-proactive, javascript, java, java-google-oauth, swift-urlsession)" >&2; exit 2 ;;
+        *) echo "check: unknown adapter '$1' (python, python-loopback, python-proactive, python-no-fork, javascript, java, java-google-oauth, swift-urlsession)" >&2; exit 2 ;;
     esac
 }
 
-# The folder of an adapter's example (and its expected.yaml): python-loopback and python-proactive are python.
+# The folder of an adapter's example (and its expected.yaml): python-loopback, python-proactive and python-no-fork are python.
 example_folder() {
     case "$1" in
         python-*) echo "python" ;;
@@ -58,7 +60,7 @@ adapter_world() {
 }
 
 adapters=("$@")
-[ ${#adapters[@]} -gt 0 ] || adapters=(python python-loopback python-proactive javascript java java-google-oauth swift-urlsession)
+[ ${#adapters[@]} -gt 0 ] || adapters=(python python-loopback python-proactive python-no-fork javascript java java-google-oauth swift-urlsession)
 failed=0
 for name in "${adapters[@]}"; do
     command=$(adapter_command "$name")

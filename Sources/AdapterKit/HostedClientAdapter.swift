@@ -70,7 +70,7 @@ public enum AdapterProcessMain {
         var adapter = make()
         func hello(_ client: any InProcessClient) -> String {
             client.start().map { message in
-                guard declaresReset, case .hello(let version, let implementation, let capabilities, let offline, let http, let triggers) = message
+                guard declaresReset, case .hello(let version, let implementation, let capabilities, let offline, let http, let triggers, _) = message
                 else { return message.line + "\n" }
                 return AdapterMessage.hello(protocolVersion: version, implementation: implementation, capabilities: capabilities + ["reset"],
                                             offlineResources: offline, httpMode: http, refreshTriggers: triggers).line + "\n"

@@ -222,6 +222,25 @@ public final class AdapterProcess: Sendable {
         killAndReap(drainingStderr: true)
     }
 
+    /// Whether `memberID` is another live process of this process's group: a client instance the adapter forked.
+    public func isForkedInstance(_ memberID: Int32) -> Bool {
+        channel.lock.withLock {
+            guard !channel.reaped, channel.exitStatus == nil else { return false }
+            return isGroupMember(memberID, of: processID)
+        }
+    }
+
+    /// Ends one client instance the adapter forked (the `fork` capability): SIGKILL to `memberID` alone, which
+    /// must be another process of this process's group; the adapter itself runs on and reaps it. False, and no
+    /// signal, when `memberID` is not such a process or the adapter has ended.
+    public func killForkedInstance(_ memberID: Int32) -> Bool {
+        channel.lock.withLock {
+            // While the adapter is unreaped, its group id cannot name another group.
+            guard !channel.reaped, channel.exitStatus == nil else { return false }
+            return killGroupMember(memberID, of: processID)
+        }
+    }
+
     private func killAndReap(drainingStderr: Bool) -> ExitStatus {
         channel.lock.withLock {
             if !channel.reaped {

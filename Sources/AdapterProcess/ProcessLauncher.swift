@@ -97,3 +97,14 @@ func signalProcessAndGroup(_ processID: pid_t, _ signal: Int32) {
     _ = killpg(processID, signal)
     _ = kill(processID, signal)
 }
+
+/// SIGKILL to `memberID` alone, when it is another process of `groupID`'s group (a child the adapter forked);
+/// false, and no signal, for any other process.
+func killGroupMember(_ memberID: pid_t, of groupID: pid_t) -> Bool {
+    guard isGroupMember(memberID, of: groupID) else { return false }
+    return kill(memberID, SIGKILL) == 0
+}
+
+func isGroupMember(_ memberID: pid_t, of groupID: pid_t) -> Bool {
+    memberID > 0 && memberID != groupID && getpgid(memberID) == groupID
+}

@@ -33,7 +33,7 @@ struct ExploreKillsTests {
 
         func start() -> [AdapterMessage] {
             inner.start().map { message in
-                guard case .hello(let version, let implementation, let capabilities, let offline, let http, let triggers) = message else { return message }
+                guard case .hello(let version, let implementation, let capabilities, let offline, let http, let triggers, _) = message else { return message }
                 return .hello(protocolVersion: version, implementation: implementation, capabilities: capabilities + ["reset"],
                               offlineResources: offline, httpMode: http, refreshTriggers: triggers)
             }

@@ -24,14 +24,21 @@ loopback server instead; Examples/adapters/check.sh runs both modes and expects 
 (the default), `proactive` (also a timer of its own ahead of expiry; hello declares its `refreshTriggers`) or
 `expiry-only` (never on a 401: a measuring stick, not a certified client). `--declare-triggers` makes the
 `before-use` and `expiry-only` modes declare theirs too; without it they leave the runner to find out.
+
+Processes: the host declares `reset` (a new host object between cases) and `fork` (see `zygote`): each client
+instance runs in a process forked from this one, and the runner's kill ends it alone. `--no-fork` turns it off.
 """
 
 import argparse
 import asyncio
 import contextvars
+import gc
 import json
+import os
+import signal
 import sys
 import threading
+import traceback
 
 from session_client import CAPABILITIES, IMPLEMENTATION, OFFLINE_RESOURCES, REFRESH_MODES, SessionClient
 
@@ -171,8 +178,10 @@ class Effects:
 class Host:
     """Reads runner messages, runs the client on an asyncio loop, writes adapter messages."""
 
-    def __init__(self, loopback=False, refresh_mode="before-use", declare_triggers=False):
+    def __init__(self, loopback=False, refresh_mode="before-use", declare_triggers=False, forked=False):
         self.loop = asyncio.new_event_loop()
+        self.forked = forked
+        self._output = []  # lines not written yet: they go out together before the host waits for the runner
         self.refresh_mode = refresh_mode
         self.declare_triggers = declare_triggers or refresh_mode == "proactive"
         self.clock = {"wall": 0.0, "monotonic": 0.0}
@@ -192,8 +201,17 @@ class Host:
     # -- Wire.
 
     def send(self, message):
-        sys.stdout.write(json.dumps(message, separators=(",", ":"), ensure_ascii=False) + "\n")
-        sys.stdout.flush()
+        self._output.append(json.dumps(message, separators=(",", ":"), ensure_ascii=False) + "\n")
+
+    def flush(self):
+        """Writes what was sent since the last flush, in one write where the pipe allows. Called before the host
+        reads again: the runner decides nothing before it has the barrier's answer, so waiting costs nothing."""
+        if not self._output:
+            return
+        data = "".join(self._output).encode()
+        self._output.clear()
+        while data:
+            data = data[os.write(1, data):]
 
     def start_effect(self, message):
         """Sends an effect; returns its id and the future its reply resolves."""
@@ -352,6 +370,10 @@ class Host:
         if self.declare_triggers:
             # What starts this client's refreshes: the runner plays each case's variants for these only.
             hello["refreshTriggers"] = REFRESH_MODES[self.refresh_mode]
+        if self.forked:
+            # `fork`: this process was forked for this client instance; a kill ends it alone (see `zygote`).
+            hello["capabilities"].append("fork")
+            hello["pid"] = os.getpid()
         self.send(hello)
 
     def close(self):
@@ -363,28 +385,82 @@ class Host:
         self.loop.close()
 
 
+def runner_lines(host_of):
+    """The runner's messages, a line at a time, read straight from stdin. Before each read (which may wait) the
+    current host writes what it sent: a batch of replies and a barrier come in one read and leave in one write."""
+    pending = b""
+    while True:
+        host_of().flush()
+        chunk = os.read(0, 1 << 16)
+        if not chunk:
+            return
+        *lines, pending = (pending + chunk).split(b"\n")
+        yield from lines
+
+
+def serve(options, forked=False):
+    """Runs client instances on stdin and stdout until the runner closes stdin."""
+    host = Host(**options, forked=forked)
+    host.send_hello()
+    welcomed = False
+    for line in runner_lines(lambda: host):
+        if not line.strip():
+            continue
+        message = json.loads(line)
+        kind = message.get("type")
+        if kind == "reset":
+            # A fresh host, as a fresh process would have: no client, no effects, no tasks. Storage lives in
+            # the runner's world, so there is nothing else to drop.
+            host.flush()
+            host.close()
+            host = Host(**options, forked=forked)
+            host.send_hello()
+        elif welcomed or kind in ("welcome", "error"):
+            welcomed = True
+            host.handle(message)
+        # Else: written for an instance killed before it read it; a new instance starts at its welcome.
+    host.flush()
+
+
+def zygote(options):
+    """`fork`: this process never runs a client. It forks one process per client instance, whose hello names it;
+    the runner's kill ends that process alone (SIGKILL), and this one forks the next. A kill is still a real
+    process death, and costs a fork instead of an interpreter's start and imports."""
+    gc.freeze()  # what is imported stays shared with the children, not copied at their first collection
+    while True:
+        instance = os.fork()
+        if instance == 0:
+            code = 0
+            try:
+                serve(options, forked=True)
+            except SystemExit as exit_:
+                code = exit_.code if isinstance(exit_.code, int) else 1
+            except BaseException:  # noqa: BLE001 - the adapter's crash: its traceback on stderr, exit 1
+                traceback.print_exc()
+                code = 1
+            sys.stderr.flush()
+            os._exit(code)
+        _, status = os.waitpid(instance, 0)
+        if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL:
+            # Killed mid-write, the instance may have left half a line: end it, so the next hello starts a line.
+            os.write(1, b"\n")
+            continue
+        sys.exit(os.waitstatus_to_exitcode(status))
+
+
 def main():
     parser = argparse.ArgumentParser(description="Protocol v1 host for the example Python session client")
     parser.add_argument("--http", choices=["message", "loopback"], default="message")
     parser.add_argument("--refresh", choices=sorted(REFRESH_MODES), default="before-use")
     parser.add_argument("--declare-triggers", action="store_true")
+    parser.add_argument("--no-fork", action="store_true", help="run the client in this process, a new process per kill")
     arguments = parser.parse_args()
     options = {"loopback": arguments.http == "loopback", "refresh_mode": arguments.refresh,
                "declare_triggers": arguments.declare_triggers}
-    host = Host(**options)
-    host.send_hello()
-    for line in sys.stdin:
-        if not line.strip():
-            continue
-        message = json.loads(line)
-        if message.get("type") == "reset":
-            # A fresh host, as a fresh process would have: no client, no effects, no tasks. Storage lives in
-            # the runner's world, so there is nothing else to drop.
-            host.close()
-            host = Host(**options)
-            host.send_hello()
-        else:
-            host.handle(message)
+    if arguments.no_fork or not hasattr(os, "fork"):
+        serve(options)
+    else:
+        zygote(options)
 
 
 if __name__ == "__main__":

@@ -65,8 +65,10 @@ public enum AdapterMessage: Sendable, Hashable {
     /// client's HTTP reaches the world: `http` effects (the default) or real requests to the runner's
     /// loopback server. `refreshTriggers`, when declared, lists what starts the client's refreshes
     /// (`unauthorized`, `expiry`, `background`); nil when the adapter does not say, and the runner finds out.
+    /// `instancePID`, with the `fork` capability, is the process that runs this client instance: a child the
+    /// adapter's process forked, which a kill ends alone.
     case hello(protocolVersion: Int, implementation: ImplementationInfo, capabilities: [String], offlineResources: [String] = [],
-               httpMode: HTTPMode = .message, refreshTriggers: [String]? = nil)
+               httpMode: HTTPMode = .message, refreshTriggers: [String]? = nil, instancePID: Int? = nil)
     case http(id: String, cause: String?, HTTPRequestMessage)
     case storage(id: String, operation: StorageOperation, key: String, value: String?, accessibility: Accessibility?)
     case preferences(id: String, operation: StorageOperation, key: String, value: String?)
@@ -93,7 +95,8 @@ public enum AdapterMessage: Sendable, Hashable {
 
     public var json: JSONValue {
         switch self {
-        case .hello(let version, let implementation, let capabilities, let offlineResources, let httpMode, let refreshTriggers):
+        case .hello(let version, let implementation, let capabilities, let offlineResources, let httpMode, let refreshTriggers,
+                    let instancePID):
             var object: [String: JSONValue] = ["type": "hello", "protocol": .int(version),
                     "implementation": ["name": .string(implementation.name), "version": .string(implementation.version),
                                        "language": .string(implementation.language),
@@ -104,6 +107,7 @@ public enum AdapterMessage: Sendable, Hashable {
             }
             if httpMode != .message { object["http"] = .string(httpMode.rawValue) }
             if let refreshTriggers { object["refreshTriggers"] = .array(refreshTriggers.map(JSONValue.string)) }
+            if let instancePID { object["pid"] = .int(instancePID) }
             return .object(object)
         case .http(let id, let cause, let request):
             var object: [String: JSONValue] = ["type": "http", "id": .string(id), "request": request.json]
@@ -175,7 +179,8 @@ public enum AdapterMessage: Sendable, Hashable {
                     language: try implementation.string("language"), platform: try implementation.string("platform")),
                 capabilities: capabilities, offlineResources: offlineResources,
                 httpMode: reader.has("http") ? try reader.choice("http", as: HTTPMode.self) : .message,
-                refreshTriggers: reader.has("refreshTriggers") ? try Self.strings(reader.value("refreshTriggers"), "refreshTriggers") : nil)
+                refreshTriggers: reader.has("refreshTriggers") ? try Self.strings(reader.value("refreshTriggers"), "refreshTriggers") : nil,
+                instancePID: reader.has("pid") ? try reader.int("pid") : nil)
         case "http":
             self = .http(id: try reader.string("id"), cause: try reader.optionalString("cause"),
                          try HTTPRequestMessage(json: reader.value("request")))

@@ -36,12 +36,27 @@ final class ProcessConnection: AdapterConnection {
     func receive() throws(AdapterFailure) -> AdapterMessage {
         do {
             let message = try receiveChecked()
-            if case .hello(_, _, let capabilities, _, _, _) = message { declaredReset = capabilities.contains("reset") }
+            if case .hello(_, _, let capabilities, _, _, _, let pid) = message { try noteHello(capabilities, pid: pid) }
             return message
         } catch {
             broken = true
             throw error
         }
+    }
+
+    /// What a hello declares about reuse. With `fork`, its `pid` must be a process the adapter forked (of its
+    /// process group, not the adapter itself): a kill sends SIGKILL to that process alone.
+    private func noteHello(_ capabilities: [String], pid: Int?) throws(AdapterFailure) {
+        declaredReset = capabilities.contains("reset")
+        forkedInstance = nil
+        guard capabilities.contains("fork") else { return }
+        guard let pid, let member = Int32(exactly: pid), process.isForkedInstance(member) else {
+            _ = process.kill()
+            let named = pid.map { "its pid \($0) is not" } ?? "it names no pid of"
+            throw AdapterFailure(.protocolViolation, "the adapter's hello declares 'fork' but \(named) a process it forked "
+                                 + "(another process of its process group)", stderrTail: tail)
+        }
+        forkedInstance = member
     }
 
     private func receiveChecked() throws(AdapterFailure) -> AdapterMessage {
@@ -97,7 +112,21 @@ final class ProcessConnection: AdapterConnection {
         history.beginStep()
     }
 
+    /// Ends the client instance. One the adapter forked (`fork`) dies alone, by SIGKILL, and the adapter forks the
+    /// next one into the pool; any other ends with its whole process.
     func kill() {
+        if let pool, let instance = forkedInstance, !broken, process.exitStatus == nil, process.killForkedInstance(instance) {
+            outgoing = []
+            forkedInstance = nil
+            awaitingFork = true
+            pool.put(self)
+            return
+        }
+        endProcess()
+    }
+
+    /// Ends the adapter's process and everything it started.
+    func endProcess() {
         broken = true
         try? flush()
         _ = process.kill()
@@ -107,6 +136,12 @@ final class ProcessConnection: AdapterConnection {
 
     /// Whether the adapter's hello declared `reset`.
     private var declaredReset = false
+    /// With `fork`: the process the adapter forked for the current client instance.
+    private var forkedInstance: Int32?
+    /// The forked instance was killed; the adapter's next hello is a new instance's.
+    private var awaitingFork = false
+    /// Whether this process's next instance is a new process (a fork after a kill, or one a kill can make).
+    var forks: Bool { awaitingFork || forkedInstance != nil }
     /// Set once anything failed or the process was killed: it is never reused.
     private var broken = false
     /// The hello the adapter answered a `reset` with, handed to the next case as a fresh process's first message.
@@ -120,6 +155,40 @@ final class ProcessConnection: AdapterConnection {
         // What was not sent belongs to the instance that ended; the next one starts from the reset.
         outgoing = []
         pool.put(self)
+    }
+
+    /// Readies the process for a new client instance: a fresh fork when `fresh` or when its last instance was
+    /// killed, else a `reset`. False when the adapter did not answer so: the caller ends it and starts another.
+    func restart(for pool: ConnectionPool, fresh: Bool) -> Bool {
+        if awaitingFork || fresh {
+            if !awaitingFork {
+                guard let instance = forkedInstance, process.killForkedInstance(instance) else { return false }
+                forkedInstance = nil
+                awaitingFork = true
+            }
+            return awaitForkedHello(for: pool)
+        }
+        return reset(for: pool)
+    }
+
+    /// Waits for the hello of the instance the adapter forks after a kill. What the killed instance wrote and the
+    /// runner had not read comes first, perhaps cut mid-line: every line before the hello is discarded unread.
+    private func awaitForkedHello(for pool: ConnectionPool) -> Bool {
+        self.pool = pool
+        stepStarted = .now
+        history.restart()
+        logMark = process.stderrByteCount
+        outgoing = []
+        awaitingFork = false
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            guard case .line(let line) = process.receive(timeout: deadline - .now) else { return false }
+            if let message = try? AdapterMessage(line: line), case .hello = message {
+                pendingHello = message
+                return true
+            }
+        }
+        return false
     }
 
     /// Sends `reset` and waits for the adapter's new hello, discarding what the last case left unread.
@@ -189,10 +258,11 @@ public struct ProcessAdapterLauncher: AdapterLauncher {
     }
 
     public func launch(reusing: Bool) throws(AdapterFailure) -> any AdapterConnection {
-        if reusing, reuse {
-            while let idle = pool.take() {
-                if idle.reset(for: pool) { return idle }
-                idle.kill()
+        // A process that forks its instances gives a new process either way; one that resets, only for a case's start.
+        if reuse {
+            while let idle = pool.take(where: { reusing || $0.forks }) {
+                if idle.restart(for: pool, fresh: !reusing) { return idle }
+                idle.endProcess()
             }
         }
         let connection = try ProcessConnection(commandLine: commandLine, timeout: timeout)
@@ -201,7 +271,7 @@ public struct ProcessAdapterLauncher: AdapterLauncher {
     }
 
     public func stopIdle() {
-        while let idle = pool.take() { idle.kill() }
+        while let idle = pool.take(where: { _ in true }) { idle.endProcess() }
     }
 }
 
@@ -214,7 +284,11 @@ final class ConnectionPool: @unchecked Sendable {
         lock.withLock { idle.append(connection) }
     }
 
-    func take() -> ProcessConnection? {
-        lock.withLock { idle.popLast() }
+    /// The most recently put process that `accepts`.
+    func take(where accepts: (ProcessConnection) -> Bool) -> ProcessConnection? {
+        lock.withLock {
+            guard let index = idle.lastIndex(where: accepts) else { return nil }
+            return idle.remove(at: index)
+        }
     }
 }

@@ -167,7 +167,7 @@ final class ClientDriver {
         self.connection = connection
         record(.processStarted(instance: instance))
         let first = try receive()
-        guard case .hello(let version, let implementation, let capabilities, _, let httpMode, _) = first else {
+        guard case .hello(let version, let implementation, let capabilities, _, let httpMode, _, _) = first else {
             throw AdapterFailure(.protocolViolation, "the adapter's first message was not 'hello'", stderrTail: tail())
         }
         guard version == adapterProtocolVersion else {

@@ -78,6 +78,8 @@ public struct ExploreResult: Sendable {
     /// Kills that ended the adapter's process, and kills that reset it instead (`ExploreOptions.processDeathEvery`).
     public var processDeaths = 0
     public var resetKills = 0
+    /// Whether the adapter declared `fork`: each kill ended a process it forked for the client instance, not itself.
+    public var killsEndForkedInstances = false
 
     /// The situations no conclusive run reached, in declaration order.
     public var unreached: [Situation] { Situation.allCases.filter { coverage[$0, default: 0] == 0 } }
@@ -133,9 +135,11 @@ public struct Explorer: Sendable {
     }
 
     /// Whether the kills of `run` reset the adapter's process: only for an adapter that declared `reset`, kept across
-    /// cases, and not in the runs whose number is a multiple of `processDeathEvery` (every kill real in those).
+    /// cases, and not in the runs whose number is a multiple of `processDeathEvery` (every kill real in those). Never
+    /// for one that declared `fork`: its kills end a forked process, as cheap as a reset and real.
     public func killsByReset(_ run: ExploreRunID, processDeathEvery: Int) -> Bool {
         processDeathEvery > 1 && run.run % processDeathEvery != 0 && launcher.reusesProcesses && capabilities.contains("reset")
+            && !capabilities.contains("fork")
     }
 
     /// Runs 1...options.runs (the shard's part of them) over `options.jobs` workers. `progress` is called after
@@ -198,6 +202,7 @@ public struct Explorer: Sendable {
         result.coverage = tally.coverage
         result.processDeaths = tally.processDeaths
         result.resetKills = tally.resetKills
+        result.killsEndForkedInstances = launcher.reusesProcesses && capabilities.contains("fork")
         result.failures = tally.first.map { ExploreFailure(key: $0.key, run: $0.value.run, outcome: $0.value.outcome) }
             .sorted { ($0.run, $0.key) < ($1.run, $1.key) }
         return result

@@ -131,7 +131,7 @@ public struct SuiteRunner: Sendable {
         defer { connection.release() }
         let message = try connection.receive()
         guard case .hello(let version, let implementation, let capabilities, let offlineResources, let httpMode,
-                          let refreshTriggers) = message else {
+                          let refreshTriggers, _) = message else {
             throw AdapterFailure(.protocolViolation, "the adapter's first message was not 'hello'",
                                  stderrTail: String(connection.capturedLog.suffix(4_000)))
         }

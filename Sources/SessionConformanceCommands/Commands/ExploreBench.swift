@@ -67,7 +67,9 @@ enum ExploreBench {
             lines.append("")
             lines.append(String(format: "adapter / in-process (runs per minute, medians): **%.1f%%**", ratio * 100))
             if let last = through.last {
-                lines.append("kills in the last repeat: \(last.processDeaths) ended the adapter's process, \(last.resetKills) reset it")
+                lines.append(last.killsEndForkedInstances
+                    ? "kills in the last repeat: \(last.processDeaths), each ending a process the adapter forked for the client instance"
+                    : "kills in the last repeat: \(last.processDeaths) ended the adapter's process, \(last.resetKills) reset it")
             }
         }
         for (name, _) in explorers where !(failures[name] ?? []).isEmpty {
@@ -88,6 +90,7 @@ enum ExploreBench {
         var childMilliseconds: Double
         var processDeaths: Int
         var resetKills: Int
+        var killsEndForkedInstances: Bool
     }
 
     private static func measure(_ explorer: Explorer, _ options: ExploreOptions) -> (Sample, ExploreResult) {
@@ -105,7 +108,8 @@ enum ExploreBench {
         let sample = Sample(seconds: elapsed, rate: Double(result.runsDone) / elapsed * 60,
                             cpuRate: Double(result.runsDone) / max(cpu, 1e-9) * 60 * Double(options.jobs),
                             runnerMilliseconds: cpu / done * 1000, childMilliseconds: child / done * 1000,
-                            processDeaths: result.processDeaths, resetKills: result.resetKills)
+                            processDeaths: result.processDeaths, resetKills: result.resetKills,
+                            killsEndForkedInstances: result.killsEndForkedInstances)
         return (sample, result)
     }
 

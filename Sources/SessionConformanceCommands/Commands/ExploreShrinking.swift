@@ -164,7 +164,10 @@ struct ExploreProgress: Sendable {
         if console.isTerminal { console.err("\r\u{1B}[K") }
         console.err("explore: \(Plural.count(result.runsDone, "run")): \(result.passed) passed, \(result.failed) failed, "
                     + "\(result.inconclusive) inconclusive, \(result.errored) errored; \(result.failures.count) distinct failures\n")
-        if result.resetKills > 0 {
+        if result.killsEndForkedInstances, result.processDeaths > 0 {
+            console.err("explore: kills: \(result.processDeaths), each ending the client instance's process (the adapter forks one "
+                        + "per instance: 'fork')\n")
+        } else if result.resetKills > 0 {
             console.err("explore: kills: \(result.processDeaths) ended the adapter's process, \(result.resetKills) reset it "
                         + "(every kill ends it in one run of \(result.options.processDeathEvery); --real-kills for all)\n")
         }
