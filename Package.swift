@@ -87,7 +87,7 @@ let package = Package(
                     dependencies: ["SessionConformanceCommands", "ConformanceRunner", "ConformanceReports", "AdapterProcess",
                                    "TestProcessGuard", "LongTests"]),
         .testTarget(name: "SessionKitTests", dependencies: ["SessionKit", "SessionKitTesting", "SimulatedWorld"]),
-        .testTarget(name: "ConformanceProtocolTests", dependencies: ["ConformanceProtocol", "PythonRunner"]),
+        .testTarget(name: "ConformanceProtocolTests", dependencies: ["ConformanceProtocol", "JSONCore", "PythonRunner"]),
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
         // Mutation fuzzing of Specs/: a bounded run in `swift test`, longer with SESSION_CONFORMANCE_FUZZ_*.
         .testTarget(name: "SpecFuzzTests", dependencies: ["SpecModel", "SpecYAML", "ConformanceRunner", "ReferenceAdapter", "LongTests"]),

@@ -1,5 +1,6 @@
 import ConformanceProtocol
 import Foundation
+import JSONCore
 import PythonRunner
 import Testing
 
@@ -24,6 +25,14 @@ struct ProtocolSchemaTests {
                 """)
         }
         print("protocol schemas: validated \(samples.count) encoded samples")
+    }
+
+    @Test("each schema is JSON with no key given twice in an object (a second one silently replaces the first)")
+    func schemasHaveNoDuplicateKeys() throws {
+        for direction in Direction.allCases {
+            let text = try String(contentsOf: direction.schema, encoding: .utf8)
+            #expect(throws: Never.self, "\(direction.schemaFile)") { _ = try JSONParser.parse(text) }
+        }
     }
 
     @Test("the samples cover every message type of each schema, and nothing else")
@@ -219,6 +228,8 @@ private enum ProtocolSamples {
                 protocolVersion: 1, implementation: implementation,
                 capabilities: ["background-refresh", "offline-browsing"], offlineResources: ["news"])),
             fromAdapter("hello without capabilities", .hello(protocolVersion: 1, implementation: implementation, capabilities: [])),
+            fromAdapter("hello of an instance the adapter forked", .hello(
+                protocolVersion: 1, implementation: implementation, capabilities: ["reset", "fork"], instancePID: 4242)),
             fromAdapter("hello asking for loopback HTTP", .hello(
                 protocolVersion: 1, implementation: implementation, capabilities: [], httpMode: .loopback)),
             fromAdapter("http caused by a command", .http(id: "e1", cause: "c1", HTTPRequestMessage(
@@ -370,6 +381,8 @@ private enum HandWritten {
                 #"{"type":"hello","protocol":1,"implementation":{"name":"x","version":"1","language":"Go","platform":"linux"},"capabilities":[1]}"#),
         adapter("hello asking for an unknown HTTP mode",
                 #"{"type":"hello","protocol":1,"implementation":{"name":"x","version":"1","language":"Go","platform":"linux"},"http":"carrier-pigeon"}"#),
+        adapter("hello whose pid is a string",
+                #"{"type":"hello","protocol":1,"implementation":{"name":"x","version":"1","language":"Go","platform":"linux"},"capabilities":["fork"],"pid":"42"}"#),
         adapter("barrier answer whose httpStarted is negative", #"{"type":"barrier","id":"b1","httpStarted":-1}"#),
         adapter("hello whose offline policy has no resources",
                 #"{"type":"hello","protocol":1,"implementation":{"name":"x","version":"1","language":"Go","platform":"linux"},"offlinePolicy":{}}"#),
