@@ -395,8 +395,11 @@ class CredentialVault:
                 self.effects.log("info", f"storage.pending-ends-written count={len(pending)}")
                 if any(revoke is not None for _, _, revoke in pending):
                     self.client.revocations.kick()  # their refresh tokens are queued now
-                if end is None:
-                    await self._drop_note_of(pending)
+                # The note of an end that was pending goes; not that of `end` itself, written again here: its
+                # caller (`_finish`) still has the account's cache to clear, and drops its note once that is done.
+                earlier = [ended for ended in pending if ended != end]
+                if earlier:
+                    await self._drop_note_of(earlier)
             return "committed"
 
     async def _drop_note_of(self, ends):
