@@ -52,6 +52,19 @@ struct ForkedInstanceTests {
         second.kill()
     }
 
+    @Test("an adapter whose hello after a kill names the killed process again is replaced by a new process")
+    func helloNamingTheKilledProcessIsNotANewInstance() throws {
+        let launcher = Self.zygote("--lies")
+        defer { launcher.stopIdle() }
+        let first = try launcher.launch(reusing: true)
+        let firstPID = try Self.helloPID(first)
+        first.kill()
+        let second = try launcher.launch(reusing: false)
+        #expect(second !== first)
+        #expect(try Self.helloPID(second) != firstPID)
+        second.kill()
+    }
+
     @Test("a hello that declares fork and names the adapter's own process, another process or none is a protocol violation",
           arguments: ["--pid self", "--pid 1", "--pid none"])
     func forkPIDMustBeAForkedProcess(arguments: String) throws {

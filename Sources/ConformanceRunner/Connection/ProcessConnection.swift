@@ -115,14 +115,21 @@ final class ProcessConnection: AdapterConnection {
     /// Ends the client instance. One the adapter forked (`fork`) dies alone, by SIGKILL, and the adapter forks the
     /// next one into the pool; any other ends with its whole process.
     func kill() {
-        if let pool, let instance = forkedInstance, !broken, process.exitStatus == nil, process.killForkedInstance(instance) {
+        if let pool, !broken, process.exitStatus == nil, killForkedInstance() {
             outgoing = []
-            forkedInstance = nil
-            awaitingFork = true
             pool.put(self)
             return
         }
         endProcess()
+    }
+
+    /// SIGKILL to the forked instance alone; false when there is none, or it is not the adapter's to kill.
+    private func killForkedInstance() -> Bool {
+        guard let instance = forkedInstance, process.killForkedInstance(instance) else { return false }
+        forkedInstance = nil
+        killedInstance = instance
+        awaitingFork = true
+        return true
     }
 
     /// Ends the adapter's process and everything it started.
@@ -140,6 +147,8 @@ final class ProcessConnection: AdapterConnection {
     private var forkedInstance: Int32?
     /// The forked instance was killed; the adapter's next hello is a new instance's.
     private var awaitingFork = false
+    /// The process of the last forked instance killed.
+    private var killedInstance: Int32?
     /// Whether this process's next instance is a new process (a fork after a kill, or one a kill can make).
     var forks: Bool { awaitingFork || forkedInstance != nil }
     /// Set once anything failed or the process was killed: it is never reused.
@@ -161,18 +170,15 @@ final class ProcessConnection: AdapterConnection {
     /// killed, else a `reset`. False when the adapter did not answer so: the caller ends it and starts another.
     func restart(for pool: ConnectionPool, fresh: Bool) -> Bool {
         if awaitingFork || fresh {
-            if !awaitingFork {
-                guard let instance = forkedInstance, process.killForkedInstance(instance) else { return false }
-                forkedInstance = nil
-                awaitingFork = true
-            }
+            guard awaitingFork || killForkedInstance() else { return false }
             return awaitForkedHello(for: pool)
         }
         return reset(for: pool)
     }
 
     /// Waits for the hello of the instance the adapter forks after a kill. What the killed instance wrote and the
-    /// runner had not read comes first, perhaps cut mid-line: every line before the hello is discarded unread.
+    /// runner had not read comes first, perhaps cut mid-line: every line before the hello is discarded unread. A
+    /// hello that names the killed process again did not come from a new one: the adapter is replaced.
     private func awaitForkedHello(for pool: ConnectionPool) -> Bool {
         self.pool = pool
         stepStarted = .now
@@ -183,7 +189,8 @@ final class ProcessConnection: AdapterConnection {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             guard case .line(let line) = process.receive(timeout: deadline - .now) else { return false }
-            if let message = try? AdapterMessage(line: line), case .hello = message {
+            if let message = try? AdapterMessage(line: line), case .hello(_, _, _, _, _, _, let pid) = message {
+                guard pid != killedInstance.map(Int.init) else { return false }
                 pendingHello = message
                 return true
             }
