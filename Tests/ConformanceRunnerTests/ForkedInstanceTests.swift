@@ -39,22 +39,11 @@ struct ForkedInstanceTests {
         #expect(Glibc.kill(Int32(firstPID), 0) == -1 && errno == ESRCH)
     }
 
-    @Test("a fork adapter that forks no next instance after a kill is replaced by a new process")
-    func adapterThatStopsForkingIsReplaced() throws {
-        let launcher = Self.zygote("--once")
-        defer { launcher.stopIdle() }
-        let first = try launcher.launch(reusing: true)
-        let firstPID = try Self.helloPID(first)
-        first.kill()
-        let second = try launcher.launch(reusing: false)
-        #expect(second !== first)
-        #expect(try Self.helloPID(second) != firstPID)
-        second.kill()
-    }
-
-    @Test("an adapter whose hello after a kill names the killed process again is replaced by a new process")
-    func helloNamingTheKilledProcessIsNotANewInstance() throws {
-        let launcher = Self.zygote("--lies")
+    /// `--once`: the parent forks no next instance after the kill. `--lies`: the hello after the kill names the killed
+    /// process again, so no new process said it.
+    @Test("a fork adapter that gives no new instance after a kill is replaced by a new process", arguments: ["--once", "--lies"])
+    func adapterWithoutANewInstanceIsReplaced(arguments: String) throws {
+        let launcher = Self.zygote(arguments)
         defer { launcher.stopIdle() }
         let first = try launcher.launch(reusing: true)
         let firstPID = try Self.helloPID(first)
