@@ -191,6 +191,13 @@ public final class Adapter {
         private int generation = 1;
         private volatile String account;
 
+        /** Cancels every call still in flight (a new process has none) and drops the pooled connections. */
+        void close() {
+            if (client == null) return;
+            client.dispatcher().cancelAll(); // the AuthApi's client shares this dispatcher and connection pool
+            client.connectionPool().evictAll();
+        }
+
         void welcome() {
             OkHttpClient base = new OkHttpClient.Builder()
                     .addInterceptor(host.currentSessionOnly())
@@ -345,6 +352,9 @@ public final class Adapter {
                 "language", "Java", "platform", "jvm-" + System.getProperty("java.version") + " okhttp-3.13");
         host.run(Json.map("type", "hello", "protocol", 1L, "implementation", implementation,
                         "capabilities", new java.util.ArrayList<>(java.util.List.of("reset")), "http", "loopback"),
-                command -> app.perform(command), welcome -> app.welcome(), () -> app = new App());
+                command -> app.perform(command), welcome -> app.welcome(), () -> {
+                    app.close();
+                    app = new App();
+                });
     }
 }

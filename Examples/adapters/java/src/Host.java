@@ -118,6 +118,10 @@ final class Host {
             Session mine;
             synchronized (lock) {
                 mine = mine();
+                // A retry OkHttp makes on its own for a call of an ended case (its connection closed at a kill
+                // played as a reset) must not reach the server the next instance is served at: a dead process
+                // sends nothing.
+                if (mine != session) throw new java.io.IOException("the case this request served has ended");
                 mine.started += 1;
                 mine.busy -= 1;
                 lock.notifyAll();
