@@ -413,6 +413,26 @@ struct RefreshAfterRejectionTests {
         #expect(try crafted.findings(RefreshBypassesUnauthorizedHandling()).isEmpty)
     }
 
+    /// A command's request was refused (401) before a sibling's refresh was rejected; the command's own 401 handling
+    /// then refreshes, late (it waited for a lock): no finding. A second refresh of that command, or a refresh of the
+    /// command whose refresh was rejected, is a retry of the rejection.
+    @Test("a refresh of a command refused with a 401 before the rejection, its first since, is that command's 401 handling",
+          arguments: [("c10", [String]()), ("c11", ["a refused refresh was answered by refreshing the same session again"])])
+    func ownUnauthorizedExplainsALateRefresh(cause: String, expected: [String]) throws {
+        var crafted = CraftedTrace()
+        let tokens = crafted.signInAlice()
+        crafted.world.server.auth.revokeAll(account: "acct-alice")
+        crafted.exchange(HTTPRequestMessage(method: "GET", path: "/resources/inbox", headers: ["authorization": "Bearer \(tokens.access)"]),
+                         cause: "c10")
+        crafted.exchange(Self.refresh(tokens.refresh), cause: "c11")
+        crafted.exchange(Self.refresh(tokens.refresh), cause: cause)
+        #expect(try crafted.findings(RefreshBypassesUnauthorizedHandling()).map(\.message) == expected)
+        // Its second refresh is no first answer to its 401.
+        crafted.exchange(Self.refresh(tokens.refresh), cause: cause)
+        #expect(try crafted.findings(RefreshBypassesUnauthorizedHandling()).map(\.message)
+                == ["a refused refresh was answered by refreshing the same session again"])
+    }
+
     @Test("a refresh after another request's 401 answered after the rejection is that request's 401 handling: no finding")
     func siblingUnauthorizedExplainsTheRefresh() throws {
         var (crafted, old, _) = Self.rejected(thenLogin: false)

@@ -105,7 +105,9 @@ struct RequestRetriedAtMostOnce: Oracle {
 /// Only the rejected session's own refresh token family counts, and only a refresh nothing else explains: a
 /// refresh of another session (a new sign-in's, whatever its transitions) is not a retry, and one that follows
 /// another request's 401 answered after the rejection (a sibling request that was on the wire when the session
-/// ended) is that request's own 401 handling, through whatever session the client refreshes with.
+/// ended) is that request's own 401 handling, through whatever session the client refreshes with. So is a refresh
+/// for a command whose request was refused with a 401 before it and that sent no refresh since: a 401 handler on
+/// the command's own thread that reached its refresh late (it waited for a lock while a sibling refreshed).
 struct RefreshBypassesUnauthorizedHandling: Oracle {
     let id = "refresh-bypasses-401-handling"
     let invariants: [String] = ["refreshing-refresh-bypasses-401-handler"]
@@ -131,13 +133,27 @@ struct RefreshBypassesUnauthorizedHandling: Oracle {
                 $0.instance == refused.instance && !$0.isRefresh && $0.status == 401
                     && ($0.replyEvent ?? .max) > refusedAt && ($0.replyEvent ?? .max) < again.event
             }
-            guard !explained else { continue }
+            guard !explained, !Self.answersOwnUnauthorized(again, refreshes, context) else { continue }
             judged.insert("\(refused.instance)/\(session)")
             findings.append(context.finding(
                 requirements, id, "a refused refresh was answered by refreshing the same session again",
                 [refused.event, again.event]))
         }
         return findings
+    }
+
+    /// Whether `refresh` serves a command whose own request was refused with a 401 before it, with no refresh of
+    /// that command in between: that request's 401 handling, not a retry of another refresh's rejection.
+    private static func answersOwnUnauthorized(_ refresh: TraceIndex.Exchange, _ refreshes: [TraceIndex.Exchange],
+                                               _ context: OracleContext) -> Bool {
+        guard let cause = refresh.cause else { return false }
+        return context.index.exchanges.contains { refused in
+            guard refused.instance == refresh.instance, refused.cause == cause, !refused.isRefresh, refused.status == 401,
+                  let answered = refused.replyEvent, answered < refresh.event else { return false }
+            return !refreshes.contains {
+                $0.instance == refresh.instance && $0.cause == cause && $0.event > answered && $0.event < refresh.event
+            }
+        }
     }
 
     /// The session a refresh belongs to: the family of the refresh token it presents, or the token itself when
