@@ -101,6 +101,23 @@ struct ExploreKillsTests {
         #expect(real.failures.isEmpty)
     }
 
+    @Test("a failure seen with reset kills that shows neither with process deaths nor with resets again stays as first seen")
+    func failureThatDoesNotShowAgainIsNotBlamedOnTheReset() throws {
+        // The reset instances trust a stored token while the exploration's runs are played, and no longer when its
+        // failures are played again: a client that does not play the same run the same way.
+        let faulty = Mutex(true)
+        let explorer = try Self.explorer(fresh: MutantRegistry.reference, afterReset: {
+            faulty.withLock { $0 } ? Self.trustStoredToken() : MutantRegistry.reference()
+        })
+        let options = ExploreOptions(seed: 1, runs: 40, jobs: 2)
+        let result = explorer.explore(options, now: { 0 }, progress: { done, _, _ in
+            if done == options.runs { faulty.withLock { $0 = false } }
+        })
+        #expect(!result.failures.isEmpty)
+        #expect(!result.failures.contains { $0.key.check.hasPrefix("error:") }, "\(result.failures.map(\.key.check))")
+        #expect(result.failures.allSatisfy { explorer.killsByReset($0.run, processDeathEvery: 8) })
+    }
+
     @Test("explore's memory does not grow with --runs: ten billion runs under a time budget stop at the budget")
     func runsAreNotListedUpFront() throws {
         let explorer = try Self.explorer(fresh: MutantRegistry.reference, afterReset: MutantRegistry.reference)

@@ -209,11 +209,14 @@ public struct Explorer: Sendable {
     }
 
     /// A failure first seen in a run whose kills reset the adapter's process is played again with a new process
-    /// for every instance, as `run --no-reset` plays it. Seen again: reported with that replay. Not seen: the run
-    /// differs only by how processes were reused, so the adapter's `reset` kept something a new process would not
-    /// have; that is reported instead (`error:resetKeepsState`), once per run.
+    /// for every instance, as `run --no-reset` plays it. Seen again: reported with that replay. Not seen: the run is
+    /// played once more as it was found, kills as resets. Seen then, the run differs only by how processes were
+    /// reused, so the adapter's `reset` kept something a new process would not have; that is reported instead
+    /// (`error:resetKeepsState`), once per run. Not seen either, the client does not play the same run the same way
+    /// (threads, real time): the failure stays as first seen, since nothing blames the reset.
     private func confirmWithProcessDeaths(_ tally: inout Tally, _ options: ExploreOptions) {
         var replayed: [ExploreRunID: CaseOutcome] = [:]
+        var replayedWithResets: [ExploreRunID: CaseOutcome] = [:]
         for key in tally.first.keys.sorted() {
             guard let first = tally.first[key], killsByReset(first.run, processDeathEvery: options.processDeathEvery),
                   first.outcome.trace.events.contains(where: { if case .processKilled = $0.kind { true } else { false } })
@@ -224,6 +227,9 @@ public struct Explorer: Sendable {
                 tally.first[key] = (first.run, real)
                 continue
             }
+            let again = replayedWithResets[first.run] ?? play(first.run.acceptanceCase(), seed: first.run.seed, restarts: .resets)
+            replayedWithResets[first.run] = again
+            guard ExploreFailureKey.of(again).contains(key) else { continue }
             tally.first[key] = nil
             let resetKey = ExploreFailureKey(check: "error:resetKeepsState", requirements: [])
             guard tally.first[resetKey].map({ first.run < $0.run }) ?? true else { continue }

@@ -41,8 +41,8 @@ enum ExploreCommand: Command {
         adapter's process and the relaunch starts a new one, as 'run' always does; in the other runs a kill ends
         the client instance and resets the process instead (an interpreter's or a JVM's start costs more than a
         whole run). A failure first seen in such a run is played again with a new process for every instance
-        before it is reported; one that does not show then is reported as the adapter's: its 'reset' keeps state
-        a new process would not have. --real-kills ends the process at every kill. Through an adapter that
+        before it is reported; one that does not show then, and shows again when the run is played as found, is
+        reported as the adapter's: its 'reset' keeps state a new process would not have. --real-kills ends the process at every kill. Through an adapter that
         declares 'fork' every kill ends the process the adapter forked for the client instance (a real death
         for the price of a fork) and none is played as a reset.
 
