@@ -240,3 +240,90 @@ struct SignInInputValidatedFirstTests {
         #expect(bodies.compactMap { $0.body["email"]?.string } == ["not-an-email", "alice@example.com"])
     }
 }
+
+/// A client that refreshes ahead of expiry on its own clock (a library's margin) refreshes before it retries a stale
+/// 401 whatever the 401 was: the refresh is its expiry rule's, as the trace shows the rule, not the 401's.
+@Suite("oracle: stale-401-retried-with-latest-token, a client that refreshes ahead of expiry")
+struct StaleUnauthorizedExpiryRuleTests {
+    /// Alice signs in. With `unprovokedLeft` seconds of life left on at#1 the client refreshes on its own (no 401)
+    /// to at#2 and stores it. After at#1 expired, a request that carried it is refused, and the client refreshes for
+    /// that request with `staleRefreshLeft` seconds of life left on at#2.
+    static func findings(unprovokedLeft: Double, staleRefreshLeft: Double) throws -> [Finding] {
+        var crafted = CraftedTrace()
+        let first = crafted.signInAlice()
+        let lifetime = try #require(crafted.world.vault.token(first.access).flatMap { token in token.expiresAt.map { $0 - token.issuedAt } })
+        func advance(to moment: Double) {
+            crafted.world.advance(by: moment - crafted.time)
+            crafted.time = moment
+        }
+        func store(_ value: String) {
+            let id = crafted.nextID("s")
+            crafted.add(.received(.storage(id: id, operation: .set, key: "session", value: "{\"at\":\"\(value)\"}", accessibility: .afterFirstUnlock)))
+            crafted.add(.sent(.reply(id: id, .done)))
+        }
+        store(first.access)
+        advance(to: lifetime - unprovokedLeft)
+        let refreshed = crafted.exchange(RefreshAfterRejectionTests.refresh(first.refresh), cause: "c2")
+        guard case .response(let response) = refreshed, let second = response.body["access_token"]?.string,
+              let secondRefresh = response.body["refresh_token"]?.string else {
+            Issue.record("the refresh failed: \(refreshed)")
+            return []
+        }
+        store(second)
+        advance(to: 2 * lifetime - unprovokedLeft - staleRefreshLeft)
+        crafted.exchange(HTTPRequestMessage(method: "GET", path: "/resources/inbox", headers: ["authorization": "Bearer \(first.access)"]),
+                         cause: "c3")
+        crafted.exchange(RefreshAfterRejectionTests.refresh(secondRefresh), cause: "c3")
+        return try crafted.findings(StaleUnauthorizedRetriedWithLatestToken())
+    }
+
+    @Test("the refresh after a stale 401 passes when the newest token had no more life left than at an unprovoked refresh")
+    func refreshWithinTheObservedMarginPasses() throws {
+        #expect(try Self.findings(unprovokedLeft: 100, staleRefreshLeft: 50).isEmpty)
+    }
+
+    @Test("the refresh after a stale 401 fails when the newest token had more life left than at any unprovoked refresh")
+    func refreshBeyondTheObservedMarginFails() throws {
+        let findings = try Self.findings(unprovokedLeft: 100, staleRefreshLeft: 150)
+        #expect(findings.map(\.requirements) == [["REFRESH-USE-LATEST-TOKEN"]], "\(Harness.describe(findings))")
+    }
+}
+
+/// A request refused with a 401 that waited for a refresh and retries with the token it delivered does not also wait
+/// for a refresh started since (a client's own expiry rule); one that retries with the refused token, or with a new
+/// token refused since, does.
+@Suite("oracle: retries-wait-for-the-refresh, after the request's own refresh")
+struct RetriesWaitAfterOwnRefreshTests {
+    enum Retry: CaseIterable { case withTheNewToken, withTheRefusedToken, withTheNewTokenRefusedSince }
+
+    @Test("a retry with the token of a refresh that settled after its 401 need not wait for a later refresh",
+          arguments: Retry.allCases)
+    func retryAfterItsOwnRefresh(retry: Retry) throws {
+        var crafted = CraftedTrace()
+        let first = crafted.signInAlice()
+        let lifetime = try #require(crafted.world.vault.token(first.access).flatMap { token in token.expiresAt.map { $0 - token.issuedAt } })
+        crafted.world.advance(by: lifetime + 1)
+        crafted.time = lifetime + 1
+        let inbox = HTTPRequestMessage(method: "GET", path: "/resources/inbox", headers: ["authorization": "Bearer \(first.access)"])
+        crafted.exchange(inbox, cause: "c1")
+        let refreshed = crafted.exchange(RefreshAfterRejectionTests.refresh(first.refresh), cause: "c1")
+        guard case .response(let response) = refreshed, let second = response.body["access_token"]?.string,
+              let secondRefresh = response.body["refresh_token"]?.string else {
+            Issue.record("the refresh failed: \(refreshed)")
+            return
+        }
+        if retry == .withTheNewTokenRefusedSince {
+            crafted.world.server.auth.revokeAll(account: "acct-alice")
+            crafted.exchange(HTTPRequestMessage(method: "GET", path: "/resources/news", headers: ["authorization": "Bearer \(second)"]),
+                             cause: "c2")
+        }
+        // Another refresh, still in flight when the request is sent again.
+        crafted.add(.received(.http(id: "e90", cause: "c3", RefreshAfterRejectionTests.refresh(secondRefresh))))
+        let carried = retry == .withTheRefusedToken ? first.access : second
+        crafted.add(.received(.http(id: "e91", cause: "c1", HTTPRequestMessage(
+            method: "GET", path: "/resources/inbox", headers: ["authorization": "Bearer \(carried)"]))))
+        let findings = try crafted.findings(RetriesWaitForTheRefresh())
+        #expect(findings.map(\.requirements) == (retry == .withTheNewToken ? [] : [["REFRESH-SINGLE-FLIGHT"]]),
+                "\(Harness.describe(findings))")
+    }
+}

@@ -42,7 +42,7 @@ struct NoRefreshStormFromClockSkew: Oracle {
         var replaced: Set<String> = []
         var early: [Int: [TraceIndex.Exchange]] = [:]
         for refresh in index.exchanges where refresh.isRefresh {
-            guard let access = currentAccessToken(before: refresh, context), replaced.insert(access.value).inserted,
+            guard let access = SessionTokens.currentAccessToken(before: refresh, context), replaced.insert(access.value).inserted,
                   refresh.event > skewed else { continue }
             let serverNow = events[refresh.event - 1].time + World.epoch
             guard let expiresAt = access.expiresAt, serverNow - access.issuedAt < (expiresAt - access.issuedAt) / 2 else { continue }
@@ -70,14 +70,23 @@ struct NoRefreshStormFromClockSkew: Oracle {
             return nil
         }
     }
+}
 
+/// What a trace says of a session's access tokens around a refresh.
+enum SessionTokens {
     /// The access token a refresh replaces: the last one of its session (token family) delivered before it.
-    private func currentAccessToken(before refresh: TraceIndex.Exchange, _ context: OracleContext) -> IssuedToken? {
+    static func currentAccessToken(before refresh: TraceIndex.Exchange, _ context: OracleContext) -> IssuedToken? {
         guard let family = refresh.presentedRefreshToken.flatMap({ context.world.vault.token($0)?.family }) else { return nil }
         return context.index.exchanges
             .filter { ($0.replyEvent ?? .max) < refresh.event }
             .compactMap { $0.issuedAccessToken.flatMap { context.world.vault.token($0) } }
             .last { $0.family == family }
+    }
+
+    /// Seconds of life the access token a refresh replaces had left when the refresh was sent, by the server's clock.
+    static func lifeLeft(at refresh: TraceIndex.Exchange, _ context: OracleContext) -> Double? {
+        guard let access = currentAccessToken(before: refresh, context), let expiresAt = access.expiresAt else { return nil }
+        return expiresAt - (context.trace.events[refresh.event - 1].time + World.epoch)
     }
 }
 

@@ -30,7 +30,11 @@ struct RestoreReadsCredentialsFirst: Oracle {
 }
 
 /// A 401 for a request that carried an access token older than one the client already holds and stored is
-/// retried with the newer token; it starts no refresh of its own.
+/// retried with the newer token; it starts no refresh of its own. Unless the client's own expiry rule explains the
+/// refresh: a client that refreshes ahead of expiry (a library's margin of a minute, say, which a short-lived token
+/// is always within) refreshes before the retry whatever the 401 was. The rule is read from the trace: the refresh
+/// is explained when the newest token had no more life left than it had at another refresh no 401 and no
+/// background task asked for (`ExpiryRule`).
 struct StaleUnauthorizedRetriedWithLatestToken: Oracle {
     let id = "stale-401-retried-with-latest-token"
     let invariants: [String] = ["authenticated-stale-401-uses-latest"]
@@ -52,6 +56,7 @@ struct StaleUnauthorizedRetriedWithLatestToken: Oracle {
         for exchange in index.exchanges where !exchange.isAuthEndpoint {
             if let cause = exchange.cause { sends["\(exchange.instance)/\(cause)", default: []].append(exchange) }
         }
+        let expiryMargin = ExpiryRule.observedMargin(context)
         for refused in index.exchanges where refused.status == 401 && !refused.isAuthEndpoint {
             guard let old = refused.request.bearerToken, let cause = refused.cause, let replied = refused.replyEvent,
                   let oldToken = context.world.vault.token(old) else { continue }
@@ -70,7 +75,8 @@ struct StaleUnauthorizedRetriedWithLatestToken: Oracle {
             let retry = sends["\(refused.instance)/\(cause)"].flatMap { sent in
                 TraceIndex.firstIndex(in: sent, after: replied).map { sent[$0] }
             }
-            if let ownRefresh, retry.map({ ownRefresh.event < $0.event }) ?? true {
+            if let ownRefresh, retry.map({ ownRefresh.event < $0.event }) ?? true,
+               !ExpiryRule.explains(ownRefresh, margin: expiryMargin, context) {
                 findings.append(context.finding(
                     requirements, id,
                     "a 401 for the replaced \(context.handles(in: old)) started a refresh; the request should have been retried with the stored newer token",
@@ -106,6 +112,18 @@ struct RetriesWaitForTheRefresh: Oracle {
                 refresh.instance == refused.instance && refresh.event < retry.event && settled > retry.event
             }?.0
             guard let pending else { continue }
+            // It did wait for a refresh: it carries an access token delivered after its 401 (its own refresh's, or the
+            // shared one's) and not refused since. Another refresh started since (a client's own expiry rule) is not one
+            // it must wait for; one that a 401 of the token it carries asked for is.
+            let waited = retry.request.bearerToken.map { carried in
+                let delivered = index.exchanges.first { $0.instance == retry.instance && $0.issuedAccessToken == carried }?.replyEvent
+                let refused = index.exchanges.contains {
+                    $0.instance == retry.instance && $0.request.bearerToken == carried && $0.status == 401
+                        && ($0.replyEvent ?? .max) < retry.event
+                }
+                return (delivered ?? 0) > replied && !refused
+            } ?? false
+            guard !waited else { continue }
             findings.append(context.finding(
                 requirements, id,
                 "a refused request was sent again while refresh #\(pending.event) was still in flight; it must wait for that refresh",
@@ -190,5 +208,42 @@ struct SignInInputValidatedFirst: Oracle {
     static func isPlausibleEmail(_ email: String) -> Bool {
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
         return parts.count == 2 && parts.allSatisfy { !$0.isEmpty } && !email.contains(where: \.isWhitespace)
+    }
+}
+
+/// A client's rule for refreshing ahead of expiry, as far as the trace shows it. A refresh that no 401 of its
+/// command asked for (since that command's last refresh) and no background-refresh task served came from the
+/// client's clock: the token it replaced had, by the server's clock, that much life left, and the client still
+/// refreshed. The largest such margin is the rule's, as observed; a refresh is explained by it when the token it
+/// replaced had no more life left. Only refreshes before the device's clock was first set off the server's count:
+/// a clock moved ahead makes any token look due, which says nothing of the rule.
+enum ExpiryRule {
+    static func observedMargin(_ context: OracleContext) -> Double? {
+        let index = context.index
+        let refreshes = index.exchanges.filter(\.isRefresh)
+        let skewed = DeviceClock.firstSkew(context) ?? .max
+        var margin: Double?
+        for refresh in refreshes where refresh.event < skewed {
+            // A refresh that names no command may be any request's: then any 401 since the last refresh asked for it.
+            let cause = refresh.cause
+            let background = index.commands.contains {
+                $0.instance == refresh.instance && $0.value.id == cause && $0.value.kind == .backgroundRefresh
+            }
+            let since = refreshes.last {
+                $0.instance == refresh.instance && (cause == nil || $0.cause == cause) && $0.event < refresh.event
+            }?.event ?? 0
+            let asked = index.exchanges.contains {
+                $0.instance == refresh.instance && (cause == nil || $0.cause == cause) && !$0.isAuthEndpoint && $0.status == 401
+                    && ($0.replyEvent ?? .max) > since && ($0.replyEvent ?? .max) < refresh.event
+            }
+            guard !background, !asked, let left = SessionTokens.lifeLeft(at: refresh, context) else { continue }
+            margin = max(margin ?? left, left)
+        }
+        return margin
+    }
+
+    static func explains(_ refresh: TraceIndex.Exchange, margin: Double?, _ context: OracleContext) -> Bool {
+        guard let margin, let left = SessionTokens.lifeLeft(at: refresh, context) else { return false }
+        return left <= margin
     }
 }
