@@ -56,7 +56,8 @@ struct StaleUnauthorizedRetriedWithLatestToken: Oracle {
         for exchange in index.exchanges where !exchange.isAuthEndpoint {
             if let cause = exchange.cause { sends["\(exchange.instance)/\(cause)", default: []].append(exchange) }
         }
-        let expiryMargin = ExpiryRule.observedMargin(context)
+        // Read from the trace only once a stale 401 is followed by its own refresh: most runs have none.
+        lazy var expiryMargin = ExpiryRule.observedMargin(context)
         for refused in index.exchanges where refused.status == 401 && !refused.isAuthEndpoint {
             guard let old = refused.request.bearerToken, let cause = refused.cause, let replied = refused.replyEvent,
                   let oldToken = context.world.vault.token(old) else { continue }
@@ -224,19 +225,11 @@ enum ExpiryRule {
         let skewed = DeviceClock.firstSkew(context) ?? .max
         var margin: Double?
         for refresh in refreshes where refresh.event < skewed {
-            // A refresh that names no command may be any request's: then any 401 since the last refresh asked for it.
-            let cause = refresh.cause
             let background = index.commands.contains {
-                $0.instance == refresh.instance && $0.value.id == cause && $0.value.kind == .backgroundRefresh
+                $0.instance == refresh.instance && $0.value.id == refresh.cause && $0.value.kind == .backgroundRefresh
             }
-            let since = refreshes.last {
-                $0.instance == refresh.instance && (cause == nil || $0.cause == cause) && $0.event < refresh.event
-            }?.event ?? 0
-            let asked = index.exchanges.contains {
-                $0.instance == refresh.instance && (cause == nil || $0.cause == cause) && !$0.isAuthEndpoint && $0.status == 401
-                    && ($0.replyEvent ?? .max) > since && ($0.replyEvent ?? .max) < refresh.event
-            }
-            guard !background, !asked, let left = SessionTokens.lifeLeft(at: refresh, context) else { continue }
+            guard !background, !index.answersOwnUnauthorized(refresh),
+                  let left = SessionTokens.lifeLeft(at: refresh, context) else { continue }
             margin = max(margin ?? left, left)
         }
         return margin

@@ -133,27 +133,13 @@ struct RefreshBypassesUnauthorizedHandling: Oracle {
                 $0.instance == refused.instance && !$0.isRefresh && $0.status == 401
                     && ($0.replyEvent ?? .max) > refusedAt && ($0.replyEvent ?? .max) < again.event
             }
-            guard !explained, !Self.answersOwnUnauthorized(again, refreshes, context) else { continue }
+            guard !explained, again.cause == nil || !context.index.answersOwnUnauthorized(again) else { continue }
             judged.insert("\(refused.instance)/\(session)")
             findings.append(context.finding(
                 requirements, id, "a refused refresh was answered by refreshing the same session again",
                 [refused.event, again.event]))
         }
         return findings
-    }
-
-    /// Whether `refresh` serves a command whose own request was refused with a 401 before it, with no refresh of
-    /// that command in between: that request's 401 handling, not a retry of another refresh's rejection.
-    private static func answersOwnUnauthorized(_ refresh: TraceIndex.Exchange, _ refreshes: [TraceIndex.Exchange],
-                                               _ context: OracleContext) -> Bool {
-        guard let cause = refresh.cause else { return false }
-        return context.index.exchanges.contains { refused in
-            guard refused.instance == refresh.instance, refused.cause == cause, !refused.isRefresh, refused.status == 401,
-                  let answered = refused.replyEvent, answered < refresh.event else { return false }
-            return !refreshes.contains {
-                $0.instance == refresh.instance && $0.cause == cause && $0.event > answered && $0.event < refresh.event
-            }
-        }
     }
 
     /// The session a refresh belongs to: the family of the refresh token it presents, or the token itself when

@@ -219,6 +219,20 @@ struct TraceIndex {
         commands.contains { $0.instance == instance && $0.event > after && $0.event < before }
     }
 
+    /// Whether a 401 of an app request of `refresh`'s command came back before it, with no refresh of that command
+    /// in between: the refresh is that request's 401 handling. A refresh that names no command may be any
+    /// request's: then any app request's 401 since the last refresh counts.
+    func answersOwnUnauthorized(_ refresh: Exchange) -> Bool {
+        let ofItsCommand = { (exchange: Exchange) in
+            exchange.instance == refresh.instance && (refresh.cause == nil || exchange.cause == refresh.cause)
+        }
+        return exchanges.contains { refused in
+            guard ofItsCommand(refused), !refused.isAuthEndpoint, refused.status == 401,
+                  let answered = refused.replyEvent, answered < refresh.event else { return false }
+            return !exchanges.contains { $0.isRefresh && ofItsCommand($0) && $0.event > answered && $0.event < refresh.event }
+        }
+    }
+
     /// The last transition that ended a session in `instance` before event `number`.
     func sessionEnd(before number: Int, instance: Int) -> Transition? {
         transitions.last {

@@ -42,9 +42,9 @@ enum ExploreCommand: Command {
         the client instance and resets the process instead (an interpreter's or a JVM's start costs more than a
         whole run). A failure first seen in such a run is played again with a new process for every instance
         before it is reported; one that does not show then, and shows again when the run is played as found, is
-        reported as the adapter's: its 'reset' keeps state a new process would not have. --real-kills ends the process at every kill. Through an adapter that
-        declares 'fork' every kill ends the process the adapter forked for the client instance (a real death
-        for the price of a fork) and none is played as a reset.
+        reported as the adapter's: its 'reset' keeps state a new process would not have. --real-kills ends the
+        process at every kill. Through an adapter that declares 'fork' every kill ends the process the adapter
+        forked for the client instance (a real death for the price of a fork) and none is played as a reset.
 
         Exit 1 when a failure was found, or when no sign-in succeeded in 10 or more runs
         that asked for one (nothing signed in was explored; the console says why when it can tell, such as a
