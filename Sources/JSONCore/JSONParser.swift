@@ -28,7 +28,12 @@ public struct JSONParser {
     private func error(_ message: String) -> JSONParseError { JSONParseError(message: message, offset: index) }
 
     private mutating func skipWhitespace() {
-        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
     }
 
     private mutating func value(depth: Int) throws(JSONParseError) -> JSONValue {
@@ -110,43 +115,51 @@ public struct JSONParser {
         }
     }
 
+    /// Most strings have no escape: they are decoded from the text's bytes in one step. An escape switches to a
+    /// byte buffer, decoded once at the closing quote.
     private mutating func string() throws(JSONParseError) -> String {
         index += 1
-        var scalars = String.UnicodeScalarView()
-        var runStart = index
-        func flush(_ parser: JSONParser, upTo end: Int, into scalars: inout String.UnicodeScalarView) {
-            scalars.append(contentsOf: String(decoding: parser.bytes[runStart..<end], as: UTF8.self).unicodeScalars)
-        }
+        let start = index
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                flush(self, upTo: index, into: &scalars)
                 index += 1
-                return String(scalars)
+                return String(decoding: bytes[start..<index - 1], as: UTF8.self)
             }
             if byte < 0x20 { throw error("control character in a string") }
-            if byte == UInt8(ascii: "\\") {
-                flush(self, upTo: index, into: &scalars)
+            if byte == UInt8(ascii: "\\") { return try escapedString(from: start) }
+            index += 1
+        }
+        throw error("unterminated string")
+    }
+
+    private mutating func escapedString(from start: Int) throws(JSONParseError) -> String {
+        var decoded = Array(bytes[start..<index])
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
                 index += 1
-                guard index < bytes.count else { break }
-                let escape = bytes[index]
-                index += 1
-                switch escape {
-                case UInt8(ascii: "\""): scalars.append("\"")
-                case UInt8(ascii: "\\"): scalars.append("\\")
-                case UInt8(ascii: "/"): scalars.append("/")
-                case UInt8(ascii: "b"): scalars.append("\u{08}")
-                case UInt8(ascii: "f"): scalars.append("\u{0C}")
-                case UInt8(ascii: "n"): scalars.append("\n")
-                case UInt8(ascii: "r"): scalars.append("\r")
-                case UInt8(ascii: "t"): scalars.append("\t")
-                case UInt8(ascii: "u"): scalars.append(try unicodeEscape())
-                default: throw error("invalid escape")
-                }
-                runStart = index
+                return String(decoding: decoded, as: UTF8.self)
+            }
+            if byte < 0x20 { throw error("control character in a string") }
+            index += 1
+            guard byte == UInt8(ascii: "\\") else {
+                decoded.append(byte)
                 continue
             }
+            guard index < bytes.count else { break }
+            let escape = bytes[index]
             index += 1
+            switch escape {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): decoded.append(escape)
+            case UInt8(ascii: "b"): decoded.append(0x08)
+            case UInt8(ascii: "f"): decoded.append(0x0C)
+            case UInt8(ascii: "n"): decoded.append(0x0A)
+            case UInt8(ascii: "r"): decoded.append(0x0D)
+            case UInt8(ascii: "t"): decoded.append(0x09)
+            case UInt8(ascii: "u"): decoded.append(contentsOf: String(try unicodeEscape()).utf8)
+            default: throw error("invalid escape")
+            }
         }
         throw error("unterminated string")
     }

@@ -20,9 +20,18 @@ struct JSONCoreTests {
         #expect(try JSONParser.parse(#""a\u00e9\ud83d\ude00\/\t""#) == .string("aé😀/\t"))
     }
 
+    @Test("a string decodes the same whether it has escapes or not, and where they are", arguments: [
+        "", "plain", "é→😀", "a\"b", "\\", "tab\there", "😀\n", "\u{01}end", "mixed é\"😀\\/\u{7F}",
+    ])
+    func stringsDecode(text: String) throws {
+        let value = JSONValue.string(text)
+        #expect(try JSONParser.parse(value.jsonText) == value)
+        #expect(try JSONParser.parse("[" + value.jsonText + "," + value.jsonText + "]") == [value, value])
+    }
+
     @Test("malformed text is rejected with the offset of the problem", arguments: [
         ("{\"a\":1,}", 7), ("[1 2]", 3), ("{\"a\":1,\"a\":2}", 7), ("\"open", 5), ("tru", 0), ("1 2", 2),
-        ("\"\\ud800\"", 7), ("01", 1),
+        ("\"\\ud800\"", 7), ("01", 1), ("\"a\\x\"", 4), ("\"a\\n\u{01}\"", 4), ("\"é\\", 4),
     ])
     func rejectsMalformed(text: String, offset: Int) {
         #expect(throws: JSONParseError.self) { try JSONParser.parse(text) }
