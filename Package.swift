@@ -99,7 +99,8 @@ let package = Package(
         .testTarget(name: "MutantKillMatrixTests",
                     dependencies: ["Mutants", "ConformanceRunner", "ConformanceProtocol", "SpecModel", "LongTests"]),
         // Fixtures/ holds adapters written for the tests (run as processes, not bundled).
-        .testTarget(name: "ConformanceRunnerTests", dependencies: ["ConformanceRunner", "ConformanceProtocol", "SpecModel", "JSONCore", "SimulatedWorld"],
+        .testTarget(name: "ConformanceRunnerTests", dependencies: ["ConformanceRunner", "ConformanceProtocol", "SpecModel", "JSONCore", "SimulatedWorld",
+                                                               "AdapterProcess"],
                     exclude: ["Fixtures"]),
         .testTarget(name: "SimulatedWorldTests", dependencies: ["SimulatedWorld", "ConformanceProtocol", "JSONCore"]),
         .testTarget(name: "LoopbackHTTPTests", dependencies: ["LoopbackHTTP"]),

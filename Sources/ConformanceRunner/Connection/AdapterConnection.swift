@@ -59,12 +59,15 @@ public protocol AdapterLauncher: Sendable {
     func stopIdle()
     /// Whether a released instance's process is kept and reset for the next one (an adapter that declared `reset`).
     var reusesProcesses: Bool { get }
+    /// Whether its clients run in processes of their own (an explore worker then keeps them on its CPU).
+    var startsProcesses: Bool { get }
 }
 
 extension AdapterLauncher {
     public func launch(reusing: Bool) throws(AdapterFailure) -> any AdapterConnection { try launch() }
     public func stopIdle() {}
     public var reusesProcesses: Bool { false }
+    public var startsProcesses: Bool { false }
 }
 
 /// Where a case's client instances come from, for a launcher that keeps processes for reuse.

@@ -6,6 +6,9 @@ import Foundation
 final class ProcessConnection: AdapterConnection {
     private let process: AdapterProcess
     private let timeout: Duration
+    /// The CPU its process was started on, when the starting thread was pinned to one (`CPUPinning`): it is
+    /// reused only by a thread pinned there.
+    let cpu: Int? = CPUPinning.currentCPU()
 
     init(commandLine: String, timeout: Duration) throws(AdapterFailure) {
         do {
@@ -260,6 +263,8 @@ public struct ProcessAdapterLauncher: AdapterLauncher {
 
     public var reusesProcesses: Bool { reuse }
 
+    public var startsProcesses: Bool { true }
+
     public func launch() throws(AdapterFailure) -> any AdapterConnection {
         try launch(reusing: false)
     }
@@ -267,7 +272,8 @@ public struct ProcessAdapterLauncher: AdapterLauncher {
     public func launch(reusing: Bool) throws(AdapterFailure) -> any AdapterConnection {
         // A process that forks its instances gives a new process either way; one that resets, only for a case's start.
         if reuse {
-            while let idle = pool.take(where: { reusing || $0.forks }) {
+            let cpu = CPUPinning.currentCPU()
+            while let idle = pool.take(where: { (reusing || $0.forks) && $0.cpu == cpu }) {
                 if idle.restart(for: pool, fresh: !reusing) { return idle }
                 idle.endProcess()
             }

@@ -1,3 +1,4 @@
+import AdapterProcess
 import ConformanceProtocol
 import Dispatch
 import SimulatedWorld
@@ -33,6 +34,11 @@ public struct ExploreOptions: Sendable {
     /// interpreter's or a JVM's start). A failure first seen with such kills is played again with real ones
     /// before it is reported. 1: every kill ends the process (`--real-kills`).
     public var processDeathEvery = 8
+    /// Through adapter processes, each worker stays on one CPU with the processes it starts (`CPUPinning`): worker K
+    /// on the K-th CPU the runner may use (modulo their number); a lone worker where it runs when it starts, so
+    /// that two explorations of one job each on a machine do not share a CPU. False leaves them to the scheduler
+    /// (`--no-pin`).
+    public var pinWorkers = true
 
     public init(seed: UInt64 = 1, runs: Int = 1_000, jobs: Int = 1, strategy: ExploreStrategy = .guided, shard: ExploreShard? = nil,
                 timeBudget: Double? = nil, stopAt: (@Sendable (ExploreFailureKey) -> Bool)? = nil, processDeathEvery: Int = 8) {
@@ -160,12 +166,16 @@ public struct Explorer: Sendable {
         let batch = options.strategy == .guided ? ExploreOptions.batchSize : max(runCount, 1)
         var nextBatch = 0
         @Sendable func outOfTime() -> Bool { options.timeBudget.map { now() - started >= $0 } ?? false }
+        var cpus = options.pinWorkers && launcher.startsProcesses ? CPUPinning.currentMask()?.cpus ?? [] : []
+        if options.jobs == 1, !cpus.isEmpty { cpus = CPUPinning.runningCPU().map { [$0] } ?? [] }
         while nextBatch < runCount, RunInterruption.requested == nil, !outOfTime(), nextBatch < stop.load(ordering: .relaxed) {
             let batchStart = nextBatch
             let batchEnd = min(batchStart + batch, runCount)
             let aims = options.strategy == .guided ? Self.aims(coverage: state.withLock { $0.coverage }) : []
             next.store(batchStart, ordering: .relaxed)
-            DispatchQueue.concurrentPerform(iterations: max(1, min(options.jobs, batchEnd - batchStart))) { _ in
+            DispatchQueue.concurrentPerform(iterations: max(1, min(options.jobs, batchEnd - batchStart))) { [cpus] worker in
+                let unpinned = cpus.isEmpty ? nil : CPUPinning.pinCurrentThread(to: cpus[worker % cpus.count])
+                defer { unpinned.map(CPUPinning.restore) }
                 while RunInterruption.requested == nil {
                     if outOfTime() { return }
                     let position = next.add(1, ordering: .relaxed).oldValue

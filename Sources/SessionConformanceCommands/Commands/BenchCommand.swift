@@ -10,7 +10,7 @@ import SpecYAML
 enum BenchCommand: Command {
     static let name = "bench"
     static let summary = "Measure the suite against the reference: in-process, as a process, and mass 401s."
-    static let usage = "session-conformance bench [--repeat N] [--spec-root DIR] [--adapter COMMAND]... | --explore [--adapter COMMAND [--real-kills]] [--runs N] [--jobs N]"
+    static let usage = "session-conformance bench [--repeat N] [--spec-root DIR] [--adapter COMMAND]... | --explore [--adapter COMMAND [--real-kills] [--no-pin]] [--runs N] [--jobs N]"
     static let discussion = """
         Runs every case against the reference in-process and through its adapter process, alternating, N times
         each (default 5), and reports the median and best wall time of each and their ratio; then one case
@@ -26,6 +26,7 @@ enum BenchCommand: Command {
         With --adapter COMMAND (default --runs 1000) it measures the same runs through that adapter's processes
         too, alternating with in-process, and prints both rates, their ratio, the CPU per run of the runner and
         of the adapter processes, and the kills that ended or reset a process (--real-kills: every kill ends it).
+        Each job keeps to one CPU with its adapter processes, as in 'explore' (--no-pin: the scheduler places them).
         """
     static let options = [
         OptionSpec(name: "repeat", kind: .value(placeholder: "N"), help: "Runs of each measurement (default 5)."),
@@ -36,6 +37,7 @@ enum BenchCommand: Command {
         OptionSpec(name: "runs", kind: .value(placeholder: "N"), help: "With --explore: runs per measurement (default 20000)."),
         OptionSpec(name: "jobs", kind: .value(placeholder: "N"), help: "With --explore: workers (default 2)."),
         OptionSpec(name: "real-kills", kind: .flag, help: "With --explore --adapter: every kill ends the adapter's process."),
+        OptionSpec(name: "no-pin", kind: .flag, help: "With --explore --adapter: leave jobs and adapter processes to the scheduler."),
     ]
 
     static func run(_ arguments: ParsedArguments, console: any Console) throws -> ExitCode {

@@ -37,7 +37,9 @@ enum ExploreBench {
         for _ in 0..<repeats {
             // Alternating, so both see the same load on this shared machine.
             for (name, explorer) in explorers {
-                let (sample, result) = measure(explorer, ExploreOptions(seed: 1, runs: runs, jobs: jobs, processDeathEvery: processDeathEvery))
+                var options = ExploreOptions(seed: 1, runs: runs, jobs: jobs, processDeathEvery: processDeathEvery)
+                options.pinWorkers = !arguments.flags.contains("no-pin")
+                let (sample, result) = measure(explorer, options)
                 samples[name, default: []].append(sample)
                 failures[name] = result.failures.map { "\($0.key) (first run \($0.run))" }
             }

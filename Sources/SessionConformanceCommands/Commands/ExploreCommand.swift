@@ -12,7 +12,7 @@ import SpecModel
 enum ExploreCommand: Command {
     static let name = "explore"
     static let summary = "Explore generated scenarios and schedules; shrink each failure to a case."
-    static let usage = "session-conformance explore [--runs N] [--seed S] [--adapter COMMAND | --variant NAME] [--world FILE|NAME] [--jobs N] [--strategy guided|random] [--time-budget SECONDS] [--shard I/N] [--replay S:K] [--shrink-dir DIR] [--no-shrink] [--real-kills] [--report FORMAT[=PATH]]..."
+    static let usage = "session-conformance explore [--runs N] [--seed S] [--adapter COMMAND | --variant NAME] [--world FILE|NAME] [--jobs N] [--strategy guided|random] [--time-budget SECONDS] [--shard I/N] [--replay S:K] [--shrink-dir DIR] [--no-shrink] [--real-kills] [--no-pin] [--report FORMAT[=PATH]]..."
     static let discussion = """
         Plays N generated runs against a client (the in-process reference by default). Run K of seed S is a
         program in the case language, generated from one seeded stream: launch, sign-in, bursts of requests,
@@ -46,6 +46,11 @@ enum ExploreCommand: Command {
         process at every kill. Through an adapter that declares 'fork' every kill ends the process the adapter
         forked for the client instance (a real death for the price of a fork) and none is played as a reset.
 
+        Through an adapter, each job keeps to one CPU with the adapter processes it starts: a barrier's round
+        trip is then a switch between two processes on one CPU, not a wake-up of another (job K on the K-th CPU
+        the command may use; with --jobs 1, the CPU it starts on). --no-pin leaves them to the scheduler. Where
+        they run never changes what a run decides.
+
         Exit 1 when a failure was found, or when no sign-in succeeded in 10 or more runs
         that asked for one (nothing signed in was explored; the console says why when it can tell, such as a
         client that speaks another world profile), 0 otherwise.
@@ -66,6 +71,7 @@ enum ExploreCommand: Command {
         OptionSpec(name: "shrink-dir", kind: .value(placeholder: "DIR"), help: "Where shrunk cases go (default explore-cases)."),
         OptionSpec(name: "no-shrink", kind: .flag, help: "Report failures without shrinking them."),
         OptionSpec(name: "real-kills", kind: .flag, help: "End the adapter's process at every kill, not in one run of 8 (see below)."),
+        OptionSpec(name: "no-pin", kind: .flag, help: "Let the scheduler place each job and its adapter processes on any CPU."),
         OptionSpec(name: "timeout", kind: .value(placeholder: "SECONDS"), help: "How long one step of an adapter may take (default 10)."),
         OptionSpec(name: "spec-root", kind: .value(placeholder: "DIR"), help: "The spec folder (default Specs, else the Specs beside the executable)."),
         OptionSpec(name: "report", kind: .value(placeholder: "FORMAT[=PATH]"),

@@ -48,6 +48,7 @@ extension ExploreCommand {
             options.jobs = try whole("jobs", 1, atLeast: 1)
             options.strategy = try ExploreCommand.strategy(arguments)
             if arguments.flags.contains("real-kills") { options.processDeathEvery = 1 }
+            if arguments.flags.contains("no-pin") { options.pinWorkers = false }
             timeout = try whole("timeout", 10, atLeast: 1)
             if let text = arguments.value("time-budget") {
                 guard let seconds = Double(text), seconds > 0, seconds.isFinite else {
