@@ -60,7 +60,7 @@ extension JSONValue {
             } else {
                 output += "null"
             }
-        case .string(let value): output += JSONValue.quoted(value)
+        case .string(let value): JSONValue.writeQuoted(value, into: &output)
         case .array(let items):
             output += "["
             for (index, item) in items.enumerated() {
@@ -70,10 +70,11 @@ extension JSONValue {
             output += "]"
         case .object(let object):
             output += "{"
-            for (index, key) in object.keys.sorted().enumerated() {
+            for (index, member) in object.sorted(by: { $0.key < $1.key }).enumerated() {
                 if index > 0 { output += "," }
-                output += JSONValue.quoted(key) + ":"
-                object[key]!.write(into: &output)
+                JSONValue.writeQuoted(member.key, into: &output)
+                output += ":"
+                member.value.write(into: &output)
             }
             output += "}"
         }
@@ -81,11 +82,19 @@ extension JSONValue {
 
     /// A JSON string literal for `text`, escaping quotes, backslashes and control characters.
     public static func quoted(_ text: String) -> String {
+        var output = ""
+        writeQuoted(text, into: &output)
+        return output
+    }
+
+    private static func writeQuoted(_ text: String, into output: inout String) {
+        output += "\""
+        defer { output += "\"" }
         // Most strings need no escape: copy them whole.
         if !text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 == 0xE2 }) {
-            return "\"" + text + "\""
+            output += text
+            return
         }
-        var output = "\""
         for scalar in text.unicodeScalars {
             switch scalar {
             case "\"": output += "\\\""
@@ -102,6 +111,5 @@ extension JSONValue {
                 }
             }
         }
-        return output + "\""
     }
 }
