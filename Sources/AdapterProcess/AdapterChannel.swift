@@ -29,6 +29,11 @@ final class AdapterChannel: @unchecked Sendable {
     /// Set once the process has been reaped (or something else reaped it): its pid may be reused.
     var reaped = false
     var stderr: StderrRingBuffer
+    /// The read end of the stderr pipe while its reader has not closed it; nil after. Read only with the lock held:
+    /// the reader clears it, with the lock held, before it closes the descriptor.
+    var stderrDescriptor: Int32?
+    /// Set while the stderr reader has bytes it read and not appended yet.
+    var stderrReading = false
     /// Reader threads that have not closed their descriptors yet.
     var runningReaders = 0
     /// Set when the process object goes away: readers stop waiting for room and leave.

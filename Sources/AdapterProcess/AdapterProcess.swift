@@ -197,6 +197,25 @@ public final class AdapterProcess: Sendable {
         }
     }
 
+    /// Waits, up to `timeout`, until what the adapter had written to stderr when this was called has been read into
+    /// the kept log: the stderr pipe is empty and its reader holds no chunk it did not append. Returns whether it got
+    /// there. A log read after an answer the adapter wrote after its log lines then has those lines, even when the
+    /// reader thread had not run yet (it shares a CPU with the caller, `CPUPinning`). An adapter that keeps writing
+    /// may never leave the pipe empty: the wait ends at `timeout`.
+    @discardableResult
+    public func syncStderr(timeout: Duration) -> Bool {
+        let deadline = MonotonicDeadline.after(timeout)
+        return channel.lock.withLock {
+            channel.lock.wait(until: deadline) {
+                guard let descriptor = channel.stderrDescriptor, !channel.stderrEnded else { return true }
+                if channel.stderrReading { return false }
+                var pending: Int32 = 0
+                // The descriptor stays open while the lock is held: the reader closes it only after clearing it.
+                return ioctl(descriptor, UInt(FIONREAD), &pending) != 0 || pending == 0
+            }
+        }
+    }
+
     /// How many bytes the adapter has written to stderr in all, kept or dropped.
     public var stderrByteCount: Int {
         channel.lock.withLock { channel.stderr.totalByteCount }

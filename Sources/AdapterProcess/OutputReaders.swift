@@ -45,15 +45,24 @@ enum OutputReaders {
         }
     }
 
-    /// Reads stderr into the channel's ring buffer.
+    /// Reads stderr into the channel's ring buffer. `stderrReading` is set from the moment the pipe is readable until
+    /// what was read is appended, so `AdapterProcess.syncStderr` can tell a pipe read to its end.
     static func startStderr(_ descriptor: Int32, stopPipe: Int32, channel: AdapterChannel) {
+        channel.lock.withLock { channel.stderrDescriptor = descriptor }
         startThread(named: "adapter-stderr", descriptor, stopPipe: stopPipe, channel: channel) {
-            let reachedEnd = readUntilEnd(descriptor, stopPipe: stopPipe) { chunk in
-                channel.lock.withLock { channel.stderr.append(chunk) }
+            let reachedEnd = readUntilEnd(descriptor, stopPipe: stopPipe, willRead: {
+                channel.lock.withLock { channel.stderrReading = true }
+            }) { chunk in
+                channel.lock.withLock {
+                    channel.stderr.append(chunk)
+                    channel.stderrReading = false
+                    channel.lock.broadcast()
+                }
             }
-            guard reachedEnd else { return }
             channel.lock.withLock {
-                channel.stderrEnded = true
+                channel.stderrDescriptor = nil
+                channel.stderrReading = false
+                if reachedEnd { channel.stderrEnded = true }
                 channel.lock.broadcast()
             }
         }
@@ -79,7 +88,7 @@ enum OutputReaders {
     /// Reads `descriptor` until end of file or a read error (returns true), or until the stop pipe
     /// becomes readable (returns false), handing every chunk to `consume`.
     private static func readUntilEnd(
-        _ descriptor: Int32, stopPipe: Int32, consume: (ArraySlice<UInt8>) -> Void
+        _ descriptor: Int32, stopPipe: Int32, willRead: () -> Void = {}, consume: (ArraySlice<UInt8>) -> Void
     ) -> Bool {
         var buffer = [UInt8](repeating: 0, count: chunkSize)
         var watched = [
@@ -96,11 +105,15 @@ enum OutputReaders {
             }
             if watched[1].revents != 0 { return false }
             guard watched[0].revents != 0 else { continue }
+            willRead()
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            let error = errno
             if count > 0 {
                 consume(buffer[..<count])
-            } else if count == 0 || (errno != EINTR && errno != EAGAIN) {
+            } else if count == 0 || (error != EINTR && error != EAGAIN) {
                 return true
+            } else {
+                consume(buffer[..<0])  // nothing read after all: `willRead` is answered
             }
         }
     }

@@ -226,6 +226,12 @@ final class ProcessConnection: AdapterConnection {
 
     var capturedLog: String { process.stderr(since: logMark) }
 
+    /// The stderr reader thread may not have run since the adapter's last answer (it may share the CPU with the
+    /// caller); a quarter second is far more than it needs, and bounds the wait for an adapter that never stops.
+    func syncLog() {
+        process.syncStderr(timeout: .milliseconds(250))
+    }
+
     private var tail: String { process.stderrTail(maxLines: 40) }
 
     private func failure(after what: String) -> AdapterFailure {

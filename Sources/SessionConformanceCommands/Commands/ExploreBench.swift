@@ -70,7 +70,7 @@ enum ExploreBench {
             lines.append(String(format: "adapter / in-process (runs per minute, medians): **%.1f%%**", ratio * 100))
             if let last = through.last {
                 lines.append(last.killsEndForkedInstances
-                    ? "kills in the last repeat: \(last.processDeaths), each ending a process the adapter forked for the client instance"
+                    ? "kills in the last repeat: \(last.processDeaths), each ending the client instance's process (the adapter forks one per instance: 'fork')"
                     : "kills in the last repeat: \(last.processDeaths) ended the adapter's process, \(last.resetKills) reset it")
             }
         }
