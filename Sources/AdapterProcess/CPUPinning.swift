@@ -8,8 +8,8 @@ import Darwin
 ///
 /// A runner worker and its adapter hand the turn back and forth at every barrier: one writes and waits, the other
 /// wakes. On different CPUs each hand-off wakes a sleeping CPU; on one CPU it is a context switch. Measured on a
-/// 2-core virtual machine, a pipe round trip between two processes cost 43 to 52 µs of CPU across CPUs and 8 µs on
-/// one (docs/performance.md). Threads and processes inherit the mask of the thread that creates them, so pinning
+/// 2-core virtual machine, a pipe round trip between two processes cost about 50 µs of CPU across CPUs and 6 to 8 µs
+/// on one (scripts/pipe-round-trip.py, docs/performance.md). Threads and processes inherit the mask of the thread that creates them, so pinning
 /// the worker before it starts an adapter pins the adapter, what it forks, and the threads that read its output.
 /// Only where a process runs changes: nothing the runner decides depends on it.
 public enum CPUPinning {
