@@ -8,10 +8,11 @@ import Darwin
 ///
 /// A runner worker and its adapter hand the turn back and forth at every barrier: one writes and waits, the other
 /// wakes. On different CPUs each hand-off wakes a sleeping CPU; on one CPU it is a context switch. Measured on a
-/// 2-core virtual machine, a pipe round trip between two processes cost about 50 µs of CPU across CPUs and 6 to 8 µs
-/// on one (scripts/pipe-round-trip.py, docs/performance.md). Threads and processes inherit the mask of the thread that creates them, so pinning
-/// the worker before it starts an adapter pins the adapter, what it forks, and the threads that read its output.
-/// Only where a process runs changes: nothing the runner decides depends on it.
+/// 2-core virtual machine, a pipe round trip between two processes cost about 50 µs of CPU across CPUs and 6 to
+/// 8 µs on one (scripts/pipe-round-trip.py, docs/performance.md). Threads and processes inherit the mask of the
+/// thread that creates them, so pinning the worker before it starts an adapter pins the adapter, what it forks,
+/// and the threads that read its output. Only where a process runs changes: nothing the runner decides depends on
+/// it.
 public enum CPUPinning {
     /// A thread's affinity mask as the kernel takes it (1,024 CPUs).
     public struct Mask: Sendable, Equatable {
@@ -19,7 +20,9 @@ public enum CPUPinning {
 
         /// The CPUs in the mask, in order.
         public var cpus: [Int] {
-            words.indices.flatMap { word in (0..<64).filter { words[word] & (1 << UInt64($0)) != 0 }.map { word * 64 + $0 } }
+            words.indices.flatMap { word in
+                (0..<64).filter { words[word] & (1 << UInt64($0)) != 0 }.map { word * 64 + $0 }
+            }
         }
 
         fileprivate init() {}
@@ -70,8 +73,8 @@ public enum CPUPinning {
         return mask.words.withUnsafeMutableBytes { call(0, $0.count, $0.baseAddress) } == 0
     }
 
-    /// glibc declares sched_getaffinity, sched_setaffinity and sched_getcpu only under _GNU_SOURCE, which Swift's Glibc module does
-    /// not define; they are looked up once by name instead.
+    /// glibc declares sched_getaffinity, sched_setaffinity and sched_getcpu only under _GNU_SOURCE, which Swift's
+    /// Glibc module does not define; they are looked up once by name instead.
     private enum Calls {
         typealias Affinity = @convention(c) (pid_t, Int, UnsafeMutableRawPointer?) -> Int32
         typealias Running = @convention(c) () -> Int32

@@ -36,7 +36,8 @@ extension AdapterProcessTests {
             let process: AdapterProcess
             do {
                 defer { CPUPinning.restore(saved) }
-                process = try AdapterProcess(commandLine: "grep Cpus_allowed_list /proc/self/status; sh -c 'grep Cpus_allowed_list /proc/self/status'")
+                let allowed = "grep Cpus_allowed_list /proc/self/status"
+                process = try AdapterProcess(commandLine: "\(allowed); sh -c '\(allowed)'")
             }
             #expect(process.receive(timeout: Fixture.patience) == .line("Cpus_allowed_list:\t\(cpu)"))
             #expect(process.receive(timeout: Fixture.patience) == .line("Cpus_allowed_list:\t\(cpu)"))
