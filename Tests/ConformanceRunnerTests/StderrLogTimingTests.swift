@@ -5,7 +5,7 @@ import Testing
 
 /// A client's log is read when its case ends, right after its last answer. The stderr reader thread may not have
 /// run by then (an explore job shares its CPU with it), so the runner waits until the log is read to its end
-/// (`AdapterConnection.syncLog`): a token logged just before the last answer is charged to its own case.
+/// (`AdapterConnection.capturedLog`): a token logged just before the last answer is charged to its own case.
 @Suite("The log a case ends with is judged")
 struct StderrLogTimingTests {
     @Test("a token logged just before a case's last answer is charged, in every case of a reused adapter process")

@@ -457,7 +457,7 @@ def rehearsal_reply(effect, stored, refused):
             stored.pop(key, None)
         return {}
     path = effect["request"]["path"]
-    if path.startswith("/resources/") and path not in refused:
+    if path.startswith(JSON_V1["resources"]["prefix"]) and path not in refused:
         refused.add(path)
         return {"response": {"status": 401, "headers": {}, "body": {"error": "invalid_token"}}}
     body = {"account_id": "acct-rehearsal", "display_name": "rehearsal", "email": "rehearsal@example.com",

@@ -33,11 +33,9 @@ public protocol AdapterConnection: AnyObject {
     func receive() throws(AdapterFailure) -> AdapterMessage
     /// Ends the client at once, as SIGKILL would; nothing it buffered is delivered.
     func kill()
-    /// What the client wrote to its own log (stderr), bounded; scanned for tokens.
+    /// What the client wrote to its own log (stderr), bounded; scanned for tokens. Whole up to the moment it is
+    /// read: lines still in a pipe are waited for, briefly.
     var capturedLog: String { get }
-    /// Waits, briefly, until what the client had written to its log is in `capturedLog`: called before the log is
-    /// read at the end of a case or a client instance, whose last lines may still be in a pipe.
-    func syncLog()
     /// A new step begins: the time the step may take starts now.
     func beginStep()
     /// The case is over: the client is stopped, or, when it declared `reset` and is healthy, kept for the next
@@ -47,7 +45,6 @@ public protocol AdapterConnection: AnyObject {
 
 extension AdapterConnection {
     public func beginStep() {}
-    public func syncLog() {}
     public func release() { kill() }
 }
 

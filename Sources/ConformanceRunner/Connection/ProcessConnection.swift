@@ -224,12 +224,12 @@ final class ProcessConnection: AdapterConnection {
 
     func adopt(into pool: ConnectionPool) { self.pool = pool }
 
-    var capturedLog: String { process.stderr(since: logMark) }
-
-    /// The stderr reader thread may not have run since the adapter's last answer (it may share the CPU with the
-    /// caller); a quarter second is far more than it needs, and bounds the wait for an adapter that never stops.
-    func syncLog() {
+    /// Read to its end first: the stderr reader thread may not have run since the adapter's last answer (it may
+    /// share the CPU with the caller). A quarter second is far more than it needs, and bounds the wait for an
+    /// adapter that never stops writing.
+    var capturedLog: String {
         process.syncStderr(timeout: .milliseconds(250))
+        return process.stderr(since: logMark)
     }
 
     private var tail: String { process.stderrTail(maxLines: 40) }

@@ -196,12 +196,10 @@ final class ClientDriver {
         guard let connection else { return }
         if restarts == .resets {
             // Its log first: once released, another case may take the process and reset it.
-            connection.syncLog()
             capturedLog += connection.capturedLog
             connection.release()
         } else {
             connection.kill()
-            connection.syncLog()
             capturedLog += connection.capturedLog
         }
         self.connection = nil
@@ -553,7 +551,6 @@ final class ClientDriver {
     func finish() {
         if let connection {
             // Its log first: once released, another case may take the process and reset it.
-            connection.syncLog()
             capturedLog += connection.capturedLog
             connection.release()
             self.connection = nil

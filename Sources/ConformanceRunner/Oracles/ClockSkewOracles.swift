@@ -44,7 +44,7 @@ struct NoRefreshStormFromClockSkew: Oracle {
         for refresh in index.exchanges where refresh.isRefresh {
             guard let access = SessionTokens.currentAccessToken(before: refresh, context), replaced.insert(access.value).inserted,
                   refresh.event > skewed else { continue }
-            let serverNow = events[refresh.event - 1].time + World.epoch
+            let serverNow = SessionTokens.serverTime(at: refresh, context)
             guard let expiresAt = access.expiresAt, serverNow - access.issuedAt < (expiresAt - access.issuedAt) / 2 else { continue }
             let delivered = index.exchanges.first { $0.issuedAccessToken == access.value }?.replyEvent ?? 0
             let refused = index.exchanges.contains {
@@ -83,10 +83,15 @@ enum SessionTokens {
             .last { $0.family == family }
     }
 
+    /// The server's clock when `refresh` was sent.
+    static func serverTime(at refresh: TraceIndex.Exchange, _ context: OracleContext) -> Double {
+        context.trace.events[refresh.event - 1].time + World.epoch
+    }
+
     /// Seconds of life the access token a refresh replaces had left when the refresh was sent, by the server's clock.
     static func lifeLeft(at refresh: TraceIndex.Exchange, _ context: OracleContext) -> Double? {
         guard let access = currentAccessToken(before: refresh, context), let expiresAt = access.expiresAt else { return nil }
-        return expiresAt - (context.trace.events[refresh.event - 1].time + World.epoch)
+        return expiresAt - serverTime(at: refresh, context)
     }
 }
 
