@@ -12,6 +12,7 @@ struct AbandonTests {
           - id: refresh-timed-out-then-retried
             title: A refresh the client timed out on is retried later
             requirements: [REFRESH-SINGLE-FLIGHT]
+            timeouts: true
             steps:
               - launch: {}
               - signIn: { account: alice }

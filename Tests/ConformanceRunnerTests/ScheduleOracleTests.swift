@@ -213,18 +213,45 @@ struct EveryCommandAnsweredOnceTests {
         crafted.transition(nil, from: nil, to: "restoring")
         crafted.add(.received(.storage(id: "s1", operation: .get, key: "session", value: nil, accessibility: nil)))
         crafted.add(.sent(.reply(id: "s1", .error(ProtocolErrorCode.locked.info("sealed until the first unlock")))))
-        if unlocked {
-            crafted.step = 3
-            crafted.add(.stepStarted(index: 3, kind: "unlock"))
-            crafted.add(.sent(.command(AppCommand(id: "c3", kind: .unlock))))
-            crafted.add(.received(.result(CommandResult(id: "c3"))))
-        }
+        if unlocked { unlock(&crafted, step: 3, command: "c3") }
         return crafted
+    }
+
+    /// An `unlock` step at `step`, its command answered.
+    static func unlock(_ crafted: inout CraftedTrace, step: Int, command: String) {
+        crafted.step = step
+        crafted.add(.stepStarted(index: step, kind: "unlock"))
+        crafted.add(.sent(.command(AppCommand(id: command, kind: .unlock))))
+        crafted.add(.received(.result(CommandResult(id: command))))
     }
 
     @Test("a launch outstanding after a reboot while the device was never unlocked is not judged (storage is sealed)")
     func launchWhileSealedPasses() throws {
         #expect(try Self.launchAfterReboot(unlocked: false).findings(EveryCommandAnsweredOnce()).isEmpty)
+    }
+
+    /// After the launch whose restore is blocked by sealed storage, a request that waits for the restore.
+    static func requestWaitingOnSealedRestore(unlocked: Bool) -> CraftedTrace {
+        var crafted = launchAfterReboot(unlocked: false)
+        crafted.step = 3
+        crafted.add(.stepStarted(index: 3, kind: "request"))
+        crafted.add(.sent(.command(AppCommand(id: "c4", kind: .request, resource: "inbox"))))
+        if unlocked { unlock(&crafted, step: 4, command: "c5") }
+        return crafted
+    }
+
+    @Test("a request that waits for a restore blocked by sealed storage is not judged, as its launch is not (000: restoring)")
+    func requestWaitingOnSealedRestorePasses() throws {
+        #expect(try Self.requestWaitingOnSealedRestore(unlocked: false).findings(EveryCommandAnsweredOnce()).isEmpty)
+    }
+
+    @Test("once the device was unlocked, the launch and the request still unanswered both fail")
+    func requestAfterUnlockFails() throws {
+        let findings = try Self.requestWaitingOnSealedRestore(unlocked: true).findings(EveryCommandAnsweredOnce())
+        #expect(findings.map(\.message) == [
+            "command c2 (launch) never got a result, though the world answered everything the client asked",
+            "command c4 (request) never got a result, though the world answered everything the client asked",
+        ])
     }
 
     @Test("a launch still outstanding once the device was unlocked after the reboot fails")
@@ -390,5 +417,45 @@ struct EncodedSecretTests {
         var (crafted, _) = Self.signedIn()
         crafted.add(.received(.log(level: "info", message: "signed in alice@example.com with at#1 (base64 aGVsbG8=, hex 68656c6c6f)")))
         #expect(try Self.requirements(crafted).isEmpty)
+    }
+}
+
+/// A revocation answered 5xx never revoked anything ("Timeouts, 5xx and offline are retryable", 001): its entry
+/// stays queued and is sent again at the next chance. docs/adapter-protocol.md says the same to adapter authors.
+@Suite("oracle: offline-revocation-retried")
+struct OfflineRevocationRetriedTests {
+    /// Alice signs in and out; her revocation is answered `status`, then the app comes back online (step 2) and
+    /// sends nothing more.
+    static func signedOut(revocationAnswered status: Int) -> CraftedTrace {
+        var crafted = CraftedTrace()
+        let tokens = crafted.signInAlice()
+        crafted.transition("sign-out", from: "authenticated", to: "signedOut")
+        crafted.add(.received(.http(id: "r1", cause: nil, HTTPRequestMessage(
+            method: "POST", path: "/auth/revoke", body: ["token": .string(tokens.refresh)]))))
+        crafted.add(.sent(.reply(id: "r1", .response(HTTPResponseMessage(status: status, body: ["error": "x"])))))
+        crafted.step = 2
+        crafted.add(.stepStarted(index: 2, kind: "online"))
+        crafted.add(.sent(.command(AppCommand(id: "c9", kind: .online))))
+        crafted.add(.received(.result(CommandResult(id: "c9"))))
+        return crafted
+    }
+
+    @Test("a revocation answered 503 and dropped is charged SIGNOUT-REVOCATION-RETRY once the app is back online")
+    func droppedAfter5xxFails() throws {
+        let findings = try Self.signedOut(revocationAnswered: 503).findings(OfflineRevocationRetried())
+        #expect(findings.map(\.requirements) == [["SIGNOUT-REVOCATION-RETRY"]])
+        #expect(findings.first?.message.contains("(HTTP 503)") == true, "\(findings.map(\.message))")
+    }
+
+    @Test("a revocation answered 400 (the server got it: retrying cannot change it) may be dropped")
+    func droppedAfter4xxPasses() throws {
+        #expect(try Self.signedOut(revocationAnswered: 400).findings(OfflineRevocationRetried()).isEmpty)
+    }
+
+    @Test("docs/adapter-protocol.md tells adapter authors to keep a revocation answered 5xx, as the oracle requires")
+    func protocolDocAgrees() throws {
+        let doc = try String(contentsOf: URL(fileURLWithPath: Harness.packageRoot + "/docs/adapter-protocol.md"), encoding: .utf8)
+        #expect(!doc.contains("whatever the status"))
+        #expect(doc.contains("keep it when the\n  revocation timed out, could not reach the server, or was answered 5xx"))
     }
 }

@@ -37,13 +37,18 @@ struct ReferenceConformanceTests {
         }.joined(separator: "\n")
     }
 
+    /// The variants the reference cannot play (docs/spec-format.md, "Held requests and the clock").
+    static let skippedVariants = ["late-401-retries-with-the-latest-token[expiry]"]
+
     @Test("in-process, the reference passes every case and every MUST requirement")
     func inProcessPassesEverything() throws {
         let runner = SuiteRunner(bundle: try Self.bundle(), launcher: InProcessLauncher(description: "in-process") {
             ReferenceClientAdapter()
         })
         let result = runner.run(RunOptions(seed: 1))
-        #expect(result.outcomes.count == result.outcomes.filter { $0.status == .pass }.count, "\(Self.failures(result))")
+        #expect(result.outcomes.allSatisfy { $0.status == .pass || $0.skippedForItsTrigger }, "\(Self.failures(result))")
+        // It refreshes 30 s ahead of expiry, so no token expires under the request this variant holds.
+        #expect(result.outcomes.filter(\.skippedForItsTrigger).map(\.caseID) == Self.skippedVariants)
         #expect(result.mustRequirementsPass)
         #expect(!result.requirements.contains { $0.status == .untested }, "every testable requirement has a case")
     }
@@ -74,7 +79,7 @@ struct ReferenceConformanceTests {
         let result = runner.run(RunOptions(seed: 1, world: rfc6749))
         #expect(result.world?.name == "rfc6749")
         #expect(result.outcomes.count == bundle.playableCases.count)
-        #expect(result.outcomes.allSatisfy { $0.status == .pass }, "\(Self.failures(result))")
+        #expect(result.outcomes.allSatisfy { $0.status == .pass || $0.skippedForItsTrigger }, "\(Self.failures(result))")
         #expect(result.mustRequirementsPass)
         let paths = Set(result.outcomes.flatMap { $0.trace.events.compactMap { event -> String? in
             if case .received(.http(_, _, let request)) = event.kind { return request.path }
@@ -127,7 +132,8 @@ struct ReferenceConformanceTests {
         let inProcess = SuiteRunner(bundle: bundle, launcher: InProcessLauncher(description: "in-process") {
             ReferenceClientAdapter()
         }).run(RunOptions(seed: 1))
-        #expect(viaProcess.outcomes.allSatisfy { $0.status == .pass }, "\(Self.failures(viaProcess))")
+        #expect(viaProcess.outcomes.allSatisfy { $0.status == .pass || $0.skippedForItsTrigger }, "\(Self.failures(viaProcess))")
+        #expect(viaProcess.outcomes.filter(\.skippedForItsTrigger).map(\.caseID) == Self.skippedVariants)
         #expect(viaProcess.outcomes.map(\.caseID) == inProcess.outcomes.map(\.caseID))
         for (process, local) in zip(viaProcess.outcomes, inProcess.outcomes) {
             let processTrace = TraceRenderer(vault: process.vault).render(process.trace)

@@ -284,7 +284,7 @@ public struct RealTimeWaitReport: Sendable, Equatable, Codable {
 }
 
 /// What a case that could not run needed (the runner's `UnmetPrecondition`): `kind` is `requests`, `state`,
-/// `results`, `other`, `killPoint` or `refreshTrigger`.
+/// `results`, `other`, `killPoint`, `refreshTrigger` or `abandoned`.
 public struct UnmetPreconditionReport: Sendable, Equatable, Codable {
     public var kind: String
     /// 1-based case step.

@@ -187,6 +187,11 @@ public enum RootCauseAnalysis {
             return Cause(id: "state-" + slug(expected) + "-" + slug(unmet.observed ?? "none"),
                          summary: "the client did not reach '\(expected)' where a case needed it (it was in '\(unmet.observed ?? "no state")')",
                          advice: "check the transitions into \(expected) first")
+        case "abandoned":
+            let request = [unmet.subject, unmet.path].compactMap { $0 }.joined(separator: " ")
+            return Cause(id: "abandoned-" + slug(unmet.path ?? "request"),
+                         summary: "the client gave up on a held request (\(request)) on its own deadline before a case could release it",
+                         advice: "a request deadline of 5 s or more lets these cases run (docs/spec-format.md#held-requests-and-the-clock)")
         case "killPoint":
             let point = unmet.subject ?? "?"
             return Cause(id: "kill-point-" + slug(point), summary: "the client made no storage change at kill point \(point)",

@@ -28,6 +28,8 @@ struct CaseExecutor {
             return outcome(.skipped, driver: driver, findings: [], seed: caseSeed, reason: reason)
         }
         var findings: [Finding] = []
+        let heldClock = acceptanceCase.timeouts ? HeldClockRule.Analysis()
+            : HeldClockRule.analyze(acceptanceCase.steps, trigger: acceptanceCase.trigger)
         // Consecutive checks share one window: what happened since the previous group of checks.
         var since = 0
         var groupEnd: Int?
@@ -37,7 +39,7 @@ struct CaseExecutor {
         func stop(_ reason: String, _ unmet: UnmetPrecondition) -> CaseOutcome {
             driver.finish()
             let index = TraceIndex(driver.trace, profile: driver.world.profile)
-            if findings.isEmpty, let skip = undiscoveredTrigger(index) {
+            if findings.isEmpty, let skip = refreshedAhead(index, heldClock) ?? undiscoveredTrigger(index) {
                 var skipped = outcome(.skipped, driver: driver, findings: [], seed: caseSeed, reason: skip.reason + "; " + reason)
                 skipped.unmet = skip.unmet
                 return skipped
@@ -72,6 +74,10 @@ struct CaseExecutor {
                     since = end
                     groupEnd = nil
                 }
+                if case .release(let path) = step.action, let abandoned = abandonedOnDeadline(path, driver: driver, before: index) {
+                    return stop(abandoned.reason, abandoned.unmet)
+                }
+                if heldClock.approaches.contains(index) { try driver.approachExpiry() }
                 try perform(step.action, driver: driver)
                 if let unreached = driver.endStep() {
                     return stop(unreached.reason, UnmetPrecondition(kind: .killPoint, step: index + 1, subject: unreached.point))
@@ -89,7 +95,7 @@ struct CaseExecutor {
         // A variant that ran to the end without its trigger ever starting a refresh, for an adapter that did not
         // declare its triggers, showed a trigger the client does not use: skipped, as when it stops early, so an
         // expiry-only client is not charged for what a 401-only scenario expects of a 401 refresh.
-        if let skip = undiscoveredTrigger(context.index) {
+        if let skip = refreshedAhead(context.index, heldClock) ?? undiscoveredTrigger(context.index) {
             var skipped = outcome(.skipped, driver: driver, findings: [], seed: caseSeed, reason: skip.reason + "; the case ran to its end")
             skipped.unmet = skip.unmet
             return skipped
@@ -142,7 +148,8 @@ struct CaseExecutor {
             try driver.skewClock(seconds)
         case .refreshDue:
             // Lint requires triggers wherever refreshDue is written; an unexpanded case plays its first trigger.
-            try driver.makeRefreshDue(by: acceptanceCase.trigger ?? acceptanceCase.triggers.first?.value ?? .expiry)
+            try driver.makeRefreshDue(by: acceptanceCase.trigger ?? acceptanceCase.triggers.first?.value ?? .expiry,
+                                      heldLimit: !acceptanceCase.timeouts)
         case .fault(let path, let kind, let times):
             driver.addFault(path: path, kind: kind, times: times)
         case .storageFault(let kind, let times):
@@ -164,6 +171,38 @@ struct CaseExecutor {
         case .expect, .require:
             break
         }
+    }
+
+    /// A `release` at step `index` whose held request the client abandoned on its own deadline, in a case that
+    /// still checks something after it: the case cannot show what it is about, so it stops inconclusive, never
+    /// failing a client for a deadline 001 allows ("Timeouts, 5xx and offline are retryable"). A case marked
+    /// `timeouts` is about that deadline and goes on.
+    private func abandonedOnDeadline(_ path: String, driver: ClientDriver, before index: Int) -> (reason: String, unmet: UnmetPrecondition)? {
+        guard !acceptanceCase.timeouts,
+              let abandoned = driver.heldAbandonedOnDeadline.first(where: { driver.world.matches(pattern: path, $0.request) }),
+              acceptanceCase.steps.dropFirst(index + 1).contains(where: { if case .expect = $0.action { true } else { false } })
+        else { return nil }
+        let request = "\(abandoned.request.method) \(abandoned.request.path)"
+        let reason = "the client gave up on \(request) on its own deadline while the world held it (the clock moved at step "
+            + "\(abandoned.step + 1)); the case needed its answer at step \(index + 1) (release)"
+        return (reason, UnmetPrecondition(kind: .abandoned, step: index + 1, subject: abandoned.request.method,
+                                          path: abandoned.request.path))
+    }
+
+    /// An `expiry` or `background` variant whose clock was moved close to expiry before a request to be held
+    /// (`HeldClockRule.approaches`), and whose client refreshed ahead of expiry before the `refreshDue`: the
+    /// request went out with the new token, and no access token can expire under a held request within a
+    /// client's request deadline. The variant shows nothing; the `unauthorized` one tests the behaviour.
+    private func refreshedAhead(_ index: TraceIndex, _ heldClock: HeldClockRule.Analysis) -> (reason: String, unmet: UnmetPrecondition)? {
+        guard let trigger = acceptanceCase.trigger, let approach = heldClock.approaches.first,
+              let due = acceptanceCase.steps.firstIndex(where: \.isRefreshDue),
+              let refresh = index.exchanges.first(where: { $0.isRefresh && $0.step >= approach && $0.step < due })
+        else { return nil }
+        let reason = VerdictRule.triggerNotUsed + "the client refreshed ahead of expiry (step \(refresh.step + 1)) before its refreshDue "
+            + "(step \(due + 1)), so no access token could expire under a held request within a client's request deadline "
+            + "(docs/spec-format.md#held-requests-and-the-clock)"
+        return (reason, UnmetPrecondition(kind: .refreshTrigger, step: due + 1, subject: trigger.rawValue,
+                                          endpoint: LogicalEndpoint.refresh.rawValue, observed: "0"))
     }
 
     /// Why a trigger variant is not played for this client: its trigger needs a capability the adapter did not

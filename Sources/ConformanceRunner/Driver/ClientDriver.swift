@@ -32,6 +32,10 @@ final class ClientDriver {
     private var killPointLanded: Int?
     /// HTTP effects the case holds back, in arrival order.
     private var held: [(id: String, request: HTTPRequestMessage)] = []
+    /// Held requests the client abandoned while the clock moved (its own deadline), with the step that moved it.
+    private(set) var heldAbandonedOnDeadline: [(step: Int, request: HTTPRequestMessage)] = []
+    /// Whether the current step is moving the clock: an abandon meanwhile is the client's deadline.
+    private var clockMoving = false
     private var sleeps: [(id: String, deadline: Double)] = []
     /// The effects the running process sent, by id, with their type; and those answered or abandoned since.
     private var effectTypes: [String: String] = [:]
@@ -84,8 +88,20 @@ final class ClientDriver {
 
     func setOnline(_ online: Bool) { world.online = online }
 
-    /// A `refreshDue` step under `trigger`: what makes a refresh due for a client with that trigger.
-    func makeRefreshDue(by trigger: RefreshTrigger) throws(AdapterFailure) {
+    /// Before the step that may send a request a later `refreshDue` finds held (`HeldClockRule.approaches`): the
+    /// clock moves to `HeldClockRule.expiryApproach` seconds short of the access tokens' expiry, so that the
+    /// `refreshDue` crosses it in a step shorter than any client's request deadline.
+    func approachExpiry() throws(AdapterFailure) {
+        let seconds = world.secondsUntilAccessTokensExpire - HeldClockRule.expiryApproach
+        guard seconds > 0 else { return }
+        note("the clock moves \(Int(seconds.rounded(.up))) s, to \(Int(HeldClockRule.expiryApproach)) s short of the access tokens' expiry: "
+             + "a request held at refreshDue must not outlive a client's own deadline")
+        try advance(by: seconds)
+    }
+
+    /// A `refreshDue` step under `trigger`: what makes a refresh due for a client with that trigger. With
+    /// `heldLimit`, a request held meanwhile bounds the clock's move (`HeldClockRule`).
+    func makeRefreshDue(by trigger: RefreshTrigger, heldLimit: Bool = false) throws(AdapterFailure) {
         switch trigger {
         case .unauthorized:
             world.auth.expireAccessTokens(at: world.serverTime)
@@ -95,8 +111,17 @@ final class ClientDriver {
             // A client that refreshes ahead of expiry on a timer of its own starts its refresh on the way: the clock
             // stops there, so what follows meets the refresh just started, as it meets a client's that refreshes when
             // a request finds the token expired.
-            let seconds = world.secondsUntilAccessTokensExpire.rounded(.up) + 1
-            note("refresh due (\(trigger.rawValue)): the clock moves \(Int(seconds)) s, past the expiry of every access token issued so far")
+            var seconds = world.secondsUntilAccessTokensExpire.rounded(.up) + 1
+            let bound = HeldClockRule.expiryApproach + 1
+            if heldLimit, !held.isEmpty, seconds > bound {
+                // A token issued since the approach (the client refreshed ahead of expiry): its expiry is too far
+                // to reach while a request is held, and this variant shows nothing a refresh is due for.
+                note("refresh due (\(trigger.rawValue)): a request is held and the newest access token expires in \(Int(seconds - 1)) s: "
+                     + "the clock moves \(Int(bound)) s only, less than a client's own request deadline")
+                seconds = bound
+            } else {
+                note("refresh due (\(trigger.rawValue)): the clock moves \(Int(seconds)) s, past the expiry of every access token issued so far")
+            }
             try advance(by: seconds, untilRefresh: true)
             if trigger == .background, isRunning { try command(.backgroundRefresh) }
         }
@@ -258,6 +283,8 @@ final class ClientDriver {
     /// `untilRefresh`: the clock stops at the wake-up after which the client sent a refresh, and from then on the
     /// server refuses every access token issued before that moment, as it would once they expired.
     func advance(by seconds: Double, untilRefresh: Bool = false) throws(AdapterFailure) {
+        clockMoving = true
+        defer { clockMoving = false }
         let target = world.deviceClock.monotonic + seconds
         let first = trace.events.count
         while connection != nil,
@@ -354,6 +381,9 @@ final class ClientDriver {
         }
         closedEffects.insert(id)
         batch.removeAll { $0.effectID == id }
+        if clockMoving, let request = held.first(where: { $0.id == id })?.request {
+            heldAbandonedOnDeadline.append((step, request))
+        }
         held.removeAll { $0.id == id }
         sleeps.removeAll { $0.id == id }
         schedule?.drop(effectID: id)

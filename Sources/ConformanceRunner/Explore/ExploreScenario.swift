@@ -45,15 +45,23 @@ public struct ExploreRunID: Sendable, Hashable, Comparable, CustomStringConverti
         ScenarioGenerator.program(seed: SeededRandom.derive(seed, "explore run \(run)"), focus: focus)
     }
 
+    /// Whether a program is about the client's own deadlines: only the generator's deadline scenarios (a refresh
+    /// the world never answers) move the clock past a held request (`HeldClockRule`), so its run, and a case shrunk
+    /// from it, says `timeouts: true`.
+    public static func aboutTimeouts(_ steps: [CaseStep]) -> Bool {
+        !HeldClockRule.analyze(steps, trigger: nil).violations.isEmpty
+    }
+
     /// The run as a case, with `steps` (the generated program, or a shrunk one) and the requirements it names.
     /// `id` changes the world's seed with it: a shrunk case keeps the ID it was shrunk with.
     public func acceptanceCase(steps: [CaseStep]? = nil, id: String? = nil, title: String? = nil, file: String = "<explore>",
                                requirements: [String] = []) -> AcceptanceCase {
         let location = SourceLocation(file: file, line: 1, column: 1)
+        let steps = steps ?? self.steps
         return AcceptanceCase(id: id ?? caseID, location: location, file: file,
                               title: title ?? "explore run \(run) of seed \(seed)",
                               requirements: requirements.map { Located($0, at: location) }, transitions: [],
-                              capabilities: [], steps: steps ?? self.steps)
+                              capabilities: [], steps: steps, timeouts: Self.aboutTimeouts(steps))
     }
 }
 

@@ -19,8 +19,11 @@ public enum ShrunkCase {
             "  - id: \(id)",
             "    title: '\(title(key).replacingOccurrences(of: "'", with: "''"))'",
             "    requirements: [\(key.requirements.joined(separator: ", "))]",
-            "    steps:",
         ]
+        if ExploreRunID.aboutTimeouts(steps) {
+            lines += ["    # About the client's own deadline: the clock moves past a held request.", "    timeouts: true"]
+        }
+        lines += ["    steps:"]
         lines += steps.map { "      " + $0.flowLine }
         return lines.joined(separator: "\n") + "\n"
     }

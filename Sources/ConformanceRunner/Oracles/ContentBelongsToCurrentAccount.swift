@@ -70,8 +70,13 @@ struct ContentBelongsToCurrentAccount: Oracle {
                         : "\(owner)'s private content was shown while signed out",
                     [shown.event]))
             case "signingIn":
-                findings.append(context.finding(["CACHE-CLEAR-ON-SWITCH"], id,
-                                                "\(owner)'s private content was shown while signing in", [shown.event]))
+                // A late response of the session that ended (the switch's) is the epoch check's to drop, as in the
+                // other states; anything else shown while signing in is what the switch should have cleared.
+                findings.append(context.finding(
+                    late ? ["EPOCH-DISCARD-STALE-RESPONSES"] : ["CACHE-CLEAR-ON-SWITCH"], id,
+                    late ? "\(owner)'s response that arrived after the session ended was shown while signing in"
+                        : "\(owner)'s private content was shown while signing in",
+                    late ? ([served?.replyEvent, ended?.event].compactMap { $0 } + [shown.event]).sorted() : [shown.event]))
             default:
                 guard let current, owner != current else { continue }
                 findings.append(context.finding(

@@ -86,7 +86,7 @@ struct EveryCommandAnsweredOnce: Oracle {
         var results: [String: [Int]] = [:]
         for result in index.results { results["\(result.instance)/\(result.value.id)", default: []].append(result.event) }
         let waiting = Self.instancesLeftWaiting(context)
-        let sealedSince = Self.sealedSince(context)
+        let sealedRestores = Self.restoresLeftSealed(context, results: results)
         var findings: [Finding] = []
         for command in index.commands {
             let answers = results["\(command.instance)/\(command.value.id)"] ?? []
@@ -98,7 +98,7 @@ struct EveryCommandAnsweredOnce: Oracle {
             }
             guard answers.isEmpty, !waiting.contains(command.instance),
                   !index.kills.contains(where: { $0.instance == command.instance }),
-                  !(command.value.kind == .launch && sealedSince.map { $0 < command.event } == true) else { continue }
+                  !(sealedRestores[command.instance].map { $0 <= command.event } == true) else { continue }
             findings.append(context.finding(
                 [requirement(waitingSince: command.event, instance: command.instance, context)], id,
                 "command \(command.value.id) (\(command.value.kind.rawValue)) never got a result, though the world answered everything the client asked",
@@ -119,6 +119,20 @@ struct EveryCommandAnsweredOnce: Oracle {
             return "REFRESH-SINGLE-FLIGHT"
         }
         return "SESSION-STATE-MACHINE"
+    }
+
+    /// Per process, the event of its `launch` left outstanding while secure storage stayed sealed (sent after the
+    /// last reboot, with no unlock to the end): that restore may wait for the keychain, and so may every command
+    /// of the process sent after it, which waits for the restore (000: a request made while `restoring` waits for
+    /// the session it restores; the design sets no bound on a restore blocked by a locked device).
+    static func restoresLeftSealed(_ context: OracleContext, results: [String: [Int]]) -> [Int: Int] {
+        guard let sealed = sealedSince(context) else { return [:] }
+        var launches: [Int: Int] = [:]
+        for command in context.index.commands where command.value.kind == .launch && command.event > sealed
+            && (results["\(command.instance)/\(command.value.id)"] ?? []).isEmpty && launches[command.instance] == nil {
+            launches[command.instance] = command.event
+        }
+        return launches
     }
 
     /// The event of the reboot after which the device was never unlocked, when the case ended with secure storage

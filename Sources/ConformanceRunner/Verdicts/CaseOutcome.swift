@@ -47,6 +47,13 @@ public struct CaseOutcome: Sendable {
     /// `findings` are grouped here, so the runner's verdicts, the reports and the console all see one finding
     /// per kind of violation and case. The findings, the reason and the trace are kept within ``CaseRetention``'s
     /// budget, so a run's memory grows by a bounded amount per case.
+    /// A trigger variant skipped because the client's refreshes do not come from its trigger, or come before the
+    /// case can use them (`VerdictRule.triggerNotUsed`): it charges and passes nothing, and a certified client
+    /// may have such variants.
+    public var skippedForItsTrigger: Bool {
+        status == .skipped && (reason ?? "").hasPrefix(VerdictRule.triggerNotUsed)
+    }
+
     public init(caseID: String, title: String, file: String, requirements: [String], status: CaseStatus, findings: [Finding],
                 reason: String?, stderrTail: String?, trace: Trace, vault: TokenVault, seed: UInt64) {
         self.caseID = caseID

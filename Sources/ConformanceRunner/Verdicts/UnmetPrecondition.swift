@@ -20,6 +20,9 @@ public struct UnmetPrecondition: Sendable, Hashable {
         /// A trigger variant stopped with no refresh since its `refreshDue`: `subject` is the trigger,
         /// `endpoint` is `refresh`, `observed` is `0`.
         case refreshTrigger
+        /// A held request the client abandoned on its own deadline while the clock moved, before the `release`
+        /// whose answer the rest of the case needed: `path` is the request's path, `subject` its method.
+        case abandoned
     }
 
     public var kind: Kind

@@ -9,7 +9,7 @@ extension SpecDecoder {
     }
 
     private mutating func acceptanceCase(_ node: YAMLNode, file: String) -> AcceptanceCase? {
-        let keys = ["id", "title", "requirements", "transitions", "capabilities", "triggers", "steps"]
+        let keys = ["id", "title", "requirements", "transitions", "capabilities", "triggers", "timeouts", "steps"]
         guard var map = mapping(node, "a case", allowed: keys) else { return nil }
         let id = map.required("id").flatMap { identifier($0, "case id", pattern: .lowerKebab) }
         if let id { map.what = "case '\(id.value)'" }
@@ -20,14 +20,16 @@ extension SpecDecoder {
         let capabilities = map.optional("capabilities").map { stringList($0, "the 'capabilities' of \(what)") } ?? []
         let triggers = map.optional("triggers").flatMap { list($0, "the 'triggers' of \(what)") }?
             .compactMap { choice($0, "trigger", as: RefreshTrigger.self) } ?? []
+        let timeouts = map.optional("timeouts").flatMap { flag($0, "the 'timeouts' of \(what)") } ?? false
         let steps = map.required("steps").flatMap { list($0, "the 'steps' of \(what)") }?
             .compactMap { step($0) } ?? []
         checkTriggers(triggers, steps: steps, at: map.node.location, what: what)
+        if !timeouts { checkHeldClock(steps, triggers: triggers.map(\.value), what: what) }
         finish(map)
         guard let id, let title else { return nil }
         return AcceptanceCase(
             id: id.value, location: id.location, file: file, title: title.value, requirements: requirements,
-            transitions: transitions, capabilities: capabilities, triggers: triggers, steps: steps)
+            transitions: transitions, capabilities: capabilities, triggers: triggers, steps: steps, timeouts: timeouts)
     }
 
     /// A case with `refreshDue` lists the triggers it is played under, and only such a case does; `under`
@@ -50,6 +52,26 @@ extension SpecDecoder {
             for trigger in step.action.expectation?.under ?? [] where !seen.contains(trigger.value) {
                 error("'under' names trigger '\(trigger.value.rawValue)', which \(what) does not list in 'triggers'",
                       at: trigger.location)
+            }
+        }
+    }
+
+    /// No request may be held while the clock moves `HeldClockRule.limit` seconds or more, under any trigger,
+    /// unless the case says it is about timeouts.
+    private mutating func checkHeldClock(_ steps: [CaseStep], triggers: [RefreshTrigger], what: String) {
+        var reported: Set<Int> = []
+        for trigger in triggers.isEmpty ? [nil] : triggers.map(Optional.some) {
+            let variant = trigger.map { trigger in steps.filter { $0.applies(under: trigger) } } ?? steps
+            for violation in HeldClockRule.analyze(variant, trigger: trigger).violations {
+                let step = variant[violation.step]
+                guard let index = steps.firstIndex(where: { $0.location == step.location }), reported.insert(index).inserted
+                else { continue }
+                let moved = violation.seconds.isFinite ? "\(Int(violation.seconds.rounded(.up))) s" : "past the access tokens' expiry"
+                error("\(what) moves the clock \(moved) while a request to \(violation.path) may be held"
+                      + (trigger.map { " (\($0.rawValue) variant)" } ?? "")
+                      + ": a client's own request deadline (5 s for httpx) ends it first; keep it under "
+                      + "\(Int(HeldClockRule.limit)) s, or mark a case about deadlines 'timeouts: true'",
+                      at: step.location)
             }
         }
     }

@@ -63,7 +63,7 @@ extension SpecDecoder {
         (list(node, what) ?? []).compactMap { identifier($0, "alias", pattern: .lowerKebab) }
     }
 
-    private mutating func flag(_ node: YAMLNode, _ what: String) -> Bool? {
+    mutating func flag(_ node: YAMLNode, _ what: String) -> Bool? {
         guard case .bool(let value)? = node.scalar?.resolved else {
             error("expected \(what) to be true or false, found \(node.kindDescription)", at: node.location)
             return nil

@@ -31,10 +31,13 @@ public struct AcceptanceCase: Sendable, Identifiable {
     /// The ID as written in the spec; a variant's `id` adds its trigger: `base[expiry]`.
     public let baseID: String
     public let steps: [CaseStep]
+    /// `timeouts: true`: the case is about the client's own deadlines, so it may move the clock past a held
+    /// request (`HeldClockRule`).
+    public let timeouts: Bool
 
     public init(id: String, location: SourceLocation, file: String, title: String, requirements: [Located<String>],
                 transitions: [Located<String>], capabilities: [Located<String>], triggers: [Located<RefreshTrigger>] = [],
-                trigger: RefreshTrigger? = nil, baseID: String? = nil, steps: [CaseStep]) {
+                trigger: RefreshTrigger? = nil, baseID: String? = nil, steps: [CaseStep], timeouts: Bool = false) {
         self.id = id
         self.location = location
         self.file = file
@@ -46,6 +49,7 @@ public struct AcceptanceCase: Sendable, Identifiable {
         self.trigger = trigger
         self.baseID = baseID ?? id
         self.steps = steps
+        self.timeouts = timeouts
     }
 
     /// What the runner plays: the case itself, or one variant per trigger it lists, each with the steps that
@@ -56,7 +60,7 @@ public struct AcceptanceCase: Sendable, Identifiable {
             AcceptanceCase(id: Self.variantID(id, trigger.value), location: location, file: file, title: title,
                            requirements: requirements, transitions: transitions, capabilities: capabilities,
                            triggers: triggers, trigger: trigger.value, baseID: id,
-                           steps: steps.filter { $0.applies(under: trigger.value) })
+                           steps: steps.filter { $0.applies(under: trigger.value) }, timeouts: timeouts)
         }
     }
 

@@ -115,6 +115,12 @@ final class FakeSessionClient: InProcessClient {
         /// Whether the client tells the runner it gave up on the timed-out refresh (`abandon`), and on the deadline's
         /// sleep once the refresh was answered first; without it both stay outstanding.
         var abandonsWhatItGivesUpOn = true
+        /// A deadline on each app request (a `sleep` raced against it), as URLSession's or OkHttp's: when it passes
+        /// first the request is abandoned and its command fails with `timeout`.
+        var requestDeadline: Double?
+        /// A process-wide token lock, as some OAuth libraries hold one: a login waits while a refresh is on the
+        /// wire (even one of an ended session) and is sent once it is answered.
+        var loginWaitsForRefreshOnTheWire = false
         let memory = Memory()
     }
 
@@ -188,6 +194,8 @@ final class FakeSessionClient: InProcessClient {
         case refresh(generation: Int, account: String)
         /// The deadline of the refresh effect `refresh`.
         case refreshDeadline(refresh: String)
+        /// The deadline of the app request effect `request`, sent for `command`.
+        case requestDeadline(request: String, command: String)
         case store(Session, remaining: [Write], then: AfterStore)
         case signOutDelete(command: String)
         case switchDelete(command: String, email: String, password: String)
@@ -219,12 +227,14 @@ final class FakeSessionClient: InProcessClient {
     /// The access token of the session that ended, kept by `usesTokenAfterSignOut`.
     private var lingeringAccess: String?
     private var refreshInFlight = false
-    /// The deadline sleep of each refresh in flight, by the refresh's effect id.
+    /// The deadline sleep of each refresh or app request in flight, by the request's effect id.
     private var deadlines: [String: String] = [:]
     /// Requests that got a 401 and wait for the refresh in flight.
     private var waiters: [AppRequest] = []
     /// A launch whose storage read was refused because the device is locked.
     private var blockedRestore: String?
+    /// Logins waiting for the token lock (`loginWaitsForRefreshOnTheWire`).
+    private var parkedLogins: [(command: String, email: String, password: String, silently: Bool)] = []
 
     init(_ configuration: Configuration = Configuration()) {
         self.configuration = configuration
@@ -251,6 +261,11 @@ final class FakeSessionClient: InProcessClient {
             perform(command)
         case .reply(let id, let body):
             if let waiting = pending.removeValue(forKey: id) { resume(waiting, with: body, id: id) }
+            if !refreshOnTheWire, !parkedLogins.isEmpty {
+                let parked = parkedLogins
+                parkedLogins = []
+                for login in parked { self.login(login.command, email: login.email, password: login.password, silently: login.silently) }
+            }
         case .barrier(let id, _):
             if !silenced { emit(.barrier(id: id)) }
         }
@@ -320,19 +335,28 @@ final class FakeSessionClient: InProcessClient {
             finish(command, error: "invalidInput")
             return
         }
-        guard state == "authenticated", let previous = session else {
+        guard state == "authenticated" || state == "refreshing", let previous = session else {
             signIn(command, email: email, password: password)
             return
         }
         generation += 1
-        move("account-switch", to: "signingIn", account: previous.account, reason: "switchAccount")
+        move(state == "refreshing" ? "switch-during-refresh" : "account-switch", to: "signingIn", account: previous.account,
+             reason: "switchAccount")
         endSession(failingWaitersWith: "cancelled")
         effect(.switchDelete(command: command, email: email, password: password)) {
             .storage(id: $0, operation: .delete, key: "session", value: nil, accessibility: nil)
         }
     }
 
+    private var refreshOnTheWire: Bool {
+        pending.values.contains { if case .refresh = $0 { true } else { false } }
+    }
+
     private func login(_ command: String, email: String, password: String, silently: Bool = false) {
+        if configuration.loginWaitsForRefreshOnTheWire, refreshOnTheWire {
+            parkedLogins.append((command, email, password, silently))
+            return
+        }
         effect(silently ? .silentLogin(command: command) : .login(command: command)) {
             .http(id: $0, cause: command, HTTPRequestMessage(
                 method: "POST", path: "/auth/login", headers: ["content-type": "application/json"],
@@ -366,10 +390,13 @@ final class FakeSessionClient: InProcessClient {
     }
 
     private func send(_ request: AppRequest) {
-        effect(.resource(request)) {
+        let sent = effect(.resource(request)) {
             .http(id: $0, cause: request.command, HTTPRequestMessage(
                 method: "GET", path: "/resources/\(request.resource)",
                 headers: ["authorization": "Bearer \(request.token)"]))
+        }
+        if let seconds = configuration.requestDeadline {
+            deadlines[sent] = effect(.requestDeadline(request: sent, command: request.command)) { .sleep(id: $0, seconds: seconds) }
         }
     }
 
@@ -489,7 +516,15 @@ final class FakeSessionClient: InProcessClient {
             armRefreshTimer(fresh)
             finish(command, content: ["account": .string(fresh.account)])
         case .resource(let request):
+            if let deadline = deadlines.removeValue(forKey: id), pending.removeValue(forKey: deadline) != nil {
+                emit(.abandon(id: deadline, reason: "answered"))
+            }
             resourceReply(request, reply)
+        case .requestDeadline(let request, let command):
+            guard pending.removeValue(forKey: request) != nil else { return }
+            deadlines[request] = nil
+            emit(.abandon(id: request, reason: "timeout"))
+            finish(command, error: "timeout")
         case .refresh(let refreshGeneration, let account):
             if let deadline = deadlines.removeValue(forKey: id), configuration.abandonsWhatItGivesUpOn, pending[deadline] != nil {
                 pending[deadline] = nil
