@@ -72,7 +72,7 @@ enum ExploreCommand: Command {
         OptionSpec(name: "no-shrink", kind: .flag, help: "Report failures without shrinking them."),
         OptionSpec(name: "real-kills", kind: .flag, help: "End the adapter's process at every kill, not in one run of 8 (see below)."),
         OptionSpec(name: "no-pin", kind: .flag, help: "Let the scheduler place each job and its adapter processes on any CPU."),
-        OptionSpec(name: "timeout", kind: .value(placeholder: "SECONDS"), help: "How long one step of an adapter may take (default 10)."),
+        OptionSpec(name: "timeout", kind: .value(placeholder: "SECONDS"), help: "How long a step of one command may take through an adapter (default 10; one more per 100 commands a step sends)."),
         OptionSpec(name: "spec-root", kind: .value(placeholder: "DIR"), help: "The spec folder (default Specs, else the Specs beside the executable)."),
         OptionSpec(name: "report", kind: .value(placeholder: "FORMAT[=PATH]"),
                    help: "Write a report: json, junit, markdown, html, tap or badge (repeatable)."),
