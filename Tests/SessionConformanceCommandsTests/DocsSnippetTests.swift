@@ -17,12 +17,12 @@ struct DocsSnippetTests {
         try String(contentsOf: Paths.root.appendingPathComponent("docs/ci.md"), encoding: .utf8)
     }
 
-    /// The fenced `sh` blocks right after a `<!-- tested -->` line, in order.
-    static func testedBlocks(_ markdown: String) -> [String] {
+    /// The fenced `sh` blocks right after a `marker` line (`<!-- tested -->`), in order.
+    static func testedBlocks(_ markdown: String, marker: String = "<!-- tested -->") -> [String] {
         var blocks: [String] = []
         var lines = markdown.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)[...]
         while let line = lines.popFirst() {
-            guard line == "<!-- tested -->", lines.first == "```sh" else { continue }
+            guard line == marker, lines.first == "```sh" else { continue }
             lines.removeFirst()
             var block: [String] = []
             while let next = lines.popFirst(), next != "```" { block.append(next) }
@@ -116,6 +116,40 @@ struct DocsSnippetTests {
         let local = try Self.shell(blocks[1], in: directory)
         #expect(local.status == 0, "\(local.output)")
         #expect(Self.exists("out/report.json", in: directory))
+    }
+
+    @Test("the explore gate passes a clean client and fails a defective one; the baseline diff keeps a known finding out")
+    func exploreGate() throws {
+        let markdown = try Self.document()
+        let gate = try #require(Self.testedBlocks(markdown, marker: "<!-- tested: explore -->").first)
+        let baseline = try #require(Self.testedBlocks(markdown, marker: "<!-- tested: explore baseline -->").first)
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func read(_ path: String) throws -> String {
+            try String(contentsOf: directory.appendingPathComponent(path), encoding: .utf8)
+        }
+
+        let clean = try Self.shell(gate, in: directory)
+        #expect(clean.status == 0, "\(clean.output)")
+        #expect(try read("explore/report.md").contains("no failure found in 200 generated runs (an exploration certifies nothing)"))
+        #expect(Self.exists("explore/report.junit.xml", in: directory))
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("conformance"), withIntermediateDirectories: true)
+        try read("explore/report.json").write(to: directory.appendingPathComponent("conformance/explore-baseline.json"),
+                                              atomically: true, encoding: .utf8)
+
+        let defective = try Self.shell(gate, in: directory, adapter: Self.defectiveAdapter)
+        #expect(defective.status == 1, "\(defective.output)")
+        #expect(try read("explore/report.md").contains("Gate: **failed**"))
+        #expect(Self.exists("explore/cases/requirements.yaml", in: directory), "the shrunk cases form a spec folder")
+
+        // Against a clean baseline the finding is a regression; against a baseline that has it, it is known.
+        let regression = try Self.shell(baseline, in: directory, adapter: Self.defectiveAdapter)
+        #expect(regression.status == 1, "\(regression.output)")
+        #expect(regression.output.contains("LOG-NO-TOKEN-VALUES (MUST): pass -> fail"), "\(regression.output)")
+        try read("explore/report.json").write(to: directory.appendingPathComponent("conformance/explore-baseline.json"),
+                                              atomically: true, encoding: .utf8)
+        let known = try Self.shell(baseline, in: directory, adapter: Self.defectiveAdapter)
+        #expect(known.status == 0, "\(known.output)")
     }
 
     /// Long: the default set runs the same report script (on a feature branch) in `snippetsRunInOrder`.

@@ -25,9 +25,9 @@ public struct ComplianceReport: Sendable, Equatable, Codable {
     /// derived. Absent in a report written before root causes (read back, `derive()` fills it in).
     public var rootCauses: [RootCause]? = nil
 
-    /// Whether this report covers only part of the suite (a shard, or `--case`/`--filter`): requirements
-    /// it does not cover are `untested` here without that being a failure, and it certifies nothing.
-    public var isPartial: Bool { run.shard != nil || !run.filters.isEmpty }
+    /// Whether this report covers only part of the suite (a shard, `--case`/`--filter`, or an exploration):
+    /// requirements it does not cover are `untested` here without that being a failure, and it certifies nothing.
+    public var isPartial: Bool { run.shard != nil || !run.filters.isEmpty || run.exploration != nil }
 
     public func requirement(_ id: String) -> RequirementReport? { requirements.first { $0.id == id } }
     public func testCase(_ id: String) -> CaseReport? { cases.first { $0.id == id } }
@@ -99,6 +99,16 @@ public struct RunInfo: Sendable, Equatable, Codable {
     /// The name of the world profile the cases ran under (`json-v1`, `rfc6749`, or a team's own); nil when
     /// no case ran.
     public var world: String?
+    /// Set in the report of `explore`: it certifies nothing, and its gate fails on any failure it found
+    /// (`explorationVerdict`). Absent for a run of the acceptance cases.
+    public var exploration: Exploration? = nil
+
+    public struct Exploration: Sendable, Equatable, Codable {
+        /// The generated runs played (over every shard, once merged).
+        public var runs: Int
+
+        public init(runs: Int) { self.runs = runs }
+    }
 
     public struct StartupFailure: Sendable, Equatable, Codable {
         public var message: String

@@ -51,7 +51,8 @@ extension ComplianceReport {
                          reproduce: testCase.reproduce)
             }
             let (status, reason) = Self.verdict(requirements[index], covering: covering, charged: charged.count,
-                                                declared: declared, partial: isPartial, shard: run.shard, reached: reached)
+                                                declared: declared, partial: isPartial, shard: run.shard, reached: reached,
+                                                exploration: run.exploration != nil)
             requirements[index].status = status
             requirements[index].reason = reason
             requirements[index].expectedFailure = nil
@@ -80,12 +81,13 @@ extension ComplianceReport {
 
     /// The runner's rule (`VerdictRule`), on report data: a `known` case failed.
     static func verdict(_ requirement: RequirementReport, covering: [CaseReport], charged: Int, declared: Set<String>,
-                        partial: Bool, shard: Shard?, reached: Set<Situation> = []) -> (RequirementReportStatus, String?) {
+                        partial: Bool, shard: Shard?, reached: Set<Situation> = [],
+                        exploration: Bool = false) -> (RequirementReportStatus, String?) {
         guard let level = RequirementLevel(rawValue: requirement.level) else {
             return (.notTestable, "level \(requirement.level)")
         }
-        let uncovered = shard.map { "no case of shard \($0) covers it" }
-            ?? (partial ? "no selected case covers it" : "no case covers it yet")
+        let uncovered = exploration ? "no oracle of the exploration judges it"
+            : shard.map { "no case of shard \($0) covers it" } ?? (partial ? "no selected case covers it" : "no case covers it yet")
         let (status, reason) = VerdictRule.decide(
             level: level, capability: requirement.capability, declared: declared, charged: charged,
             covering: covering.map { VerdictRule.Covering(id: $0.id, status: $0.status.asCaseStatus, reason: $0.reason) },
@@ -169,6 +171,9 @@ extension ComplianceReport {
             } else if !missing.isEmpty {
                 verdict = .notClaimed
                 reason = "the adapter does not declare \(missing.joined(separator: ", "))"
+            } else if run.exploration != nil {
+                verdict = .incomplete
+                reason = Self.explorationCertifiesNothing
             } else if isPartial {
                 verdict = .incomplete
                 reason = run.shard.map { "shard \($0) of the suite: merge the shard reports for a verdict" }
@@ -215,6 +220,7 @@ extension ComplianceReport {
             default: break
             }
         }
+        if run.exploration != nil { reasons += explorationGateReasons() }
         if let expected = expectedFailures, expected.strict {
             for entry in expected.unexpectedPasses {
                 reasons.append("expected failure \(entry.id) now passes: remove it from \(expected.file), "

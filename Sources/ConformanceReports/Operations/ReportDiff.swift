@@ -147,7 +147,7 @@ public struct ReportDiff: Sendable {
         if old.suite.version != new.suite.version {
             notes.append("the suite versions differ (\(old.suite.version) and \(new.suite.version))")
         }
-        if old.isPartial || new.isPartial {
+        if [old, new].contains(where: { $0.run.shard != nil || !$0.run.filters.isEmpty }) {
             notes.append("a report covers only part of the suite (a shard or a filtered run): merge shards before diffing")
         }
         if old.run.seed != new.run.seed { notes.append("the seeds differ (\(old.run.seed) and \(new.run.seed))") }

@@ -25,6 +25,10 @@ public enum ReportMerge {
                 throw differ("case filters", first.run.filters.joined(separator: ","), report.run.filters.joined(separator: ","))
             }
             if report.run.command != first.run.command { throw differ("commands", first.run.command, report.run.command) }
+            if (report.run.exploration == nil) != (first.run.exploration == nil) {
+                func kind(_ report: ComplianceReport) -> String { report.run.exploration == nil ? "run" : "explore" }
+                throw differ("commands", kind(first), kind(report))
+            }
             if report.requirements.map(\.id) != first.requirements.map(\.id) {
                 throw differ("requirement catalogues", "\(first.requirements.count) requirements", "\(report.requirements.count) requirements")
             }
@@ -73,6 +77,9 @@ public enum ReportMerge {
         merged.run.finishedAt = reports.map(\.report.run.finishedAt).max() ?? first.run.finishedAt
         merged.run.completed = reports.allSatisfy(\.report.run.completed)
         merged.run.startupFailure = reports.lazy.compactMap(\.report.run.startupFailure).first
+        if first.run.exploration != nil {
+            merged.run.exploration = RunInfo.Exploration(runs: reports.reduce(0) { $0 + ($1.report.run.exploration?.runs ?? 0) })
+        }
         merged.derive()
         return merged
     }

@@ -3,7 +3,8 @@
 /// The message names the profiles the client claims and passed: `certified: core+background-refresh`
 /// (green), with `; not: CAPABILITY` for a claimed optional profile that was not certified (yellow);
 /// `not certified: core` (red) when the core profile failed; `incomplete` (grey) for a shard or a
-/// filtered run, which certifies nothing.
+/// filtered run, which certifies nothing. An exploration's says what it found: `explored: no failure in N runs`
+/// (green) or `explored: failed` (red).
 public enum BadgeWriter {
     public static let label = "session-conformance"
 
@@ -31,6 +32,10 @@ public enum BadgeWriter {
     /// The badge's message and colour.
     public static func verdict(_ report: ComplianceReport) -> (message: String, colour: String) {
         let profiles = report.certification
+        if let exploration = report.run.exploration, report.run.startupFailure == nil {
+            return report.gate.passed ? ("explored: no failure in \(Plural.count(exploration.runs, "run"))", "#4c1")
+                : ("explored: failed", "#e05d44")
+        }
         guard !report.isPartial, !profiles.contains(where: { $0.verdict == .incomplete }),
               let core = profiles.first(where: { $0.profile == "core" }) else {
             return ("incomplete", "#9f9f9f")

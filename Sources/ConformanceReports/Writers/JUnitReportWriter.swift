@@ -174,6 +174,7 @@ public enum JUnitReportWriter {
             list.append(("implementation", "\(implementation.name) \(implementation.version) (\(implementation.language), \(implementation.platform))"))
         }
         if let shard = report.run.shard { list.append(("shard", shard.description)) }
+        if let explored = report.explorationVerdict { list.append(("exploration", explored)) }
         if let world = report.run.world { list.append(("world", world)) }
         for verdict in report.certification { list.append(("certification.\(verdict.profile)", verdict.verdict.rawValue)) }
         // What to fix first, as CI views list properties: `rootCause.1` is the one that blocks the most requirements.

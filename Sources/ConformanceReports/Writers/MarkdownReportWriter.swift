@@ -17,6 +17,8 @@ public enum MarkdownReportWriter {
         let headline: String
         if report.run.startupFailure != nil {
             headline = "❌ session-conformance: \(cell(client)) could not be started"
+        } else if let explored = report.explorationVerdict {
+            headline = "\(report.gate.passed ? "✅" : "❌") session-conformance explore: \(cell(client)): \(cell(explored))"
         } else if report.isPartial {
             headline = "🧩 session-conformance: \(cell(client)), partial run" + (report.run.shard.map { " (shard \($0))" } ?? "")
         } else if report.certification.first?.verdict == .certified {

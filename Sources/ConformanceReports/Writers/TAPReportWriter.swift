@@ -23,6 +23,7 @@ public enum TAPReportWriter {
         lines.append("# client: \(line(client)); capabilities: "
                      + (report.adapter.capabilities.isEmpty ? "none" : report.adapter.capabilities.joined(separator: ", ")))
         if let shard = report.run.shard { lines.append("# shard \(shard)") }
+        if let explored = report.explorationVerdict { lines.append("# exploration: \(line(explored))") }
         if let failure = report.run.startupFailure { lines.append("# the adapter could not be started: \(line(failure.message))") }
         let first = RootCauseAnalysis.fixFirst(report, limit: TextSummaryWriter.fixFirstShown)
         if !first.isEmpty { lines.append("# fix first:") }
@@ -46,6 +47,10 @@ public enum TAPReportWriter {
                 lines.append("not ok \(number) - \(description)")
                 lines += diagnostics(requirement, report: report)
             case .untested where requirement.level == "MUST" && !report.isPartial:
+                lines.append("not ok \(number) - \(description)")
+                lines += diagnostics(requirement, report: report)
+            case .warn where report.run.exploration != nil:
+                // An exploration fails on any failure it found, a SHOULD's too.
                 lines.append("not ok \(number) - \(description)")
                 lines += diagnostics(requirement, report: report)
             case .warn:

@@ -236,7 +236,7 @@ public enum TextSummaryWriter {
             return count == 0 ? nil : "\(count) \(status.rawValue)"
         }
         let verdict = report.gate.passed
-            ? (report.requirements.contains { $0.status == .known } ? "every MUST requirement passed or failed as expected"
+            ? report.explorationVerdict ?? (report.requirements.contains { $0.status == .known } ? "every MUST requirement passed or failed as expected"
                                                                     : "every MUST requirement passed")
             : "FAILED: " + (report.gate.reasons.first ?? "failed")
                 + GateReasonCounts.more(report.gate.reasons.dropFirst())

@@ -23,14 +23,19 @@ final class ProcessConnection: AdapterConnection {
     private var outgoing: [String] = []
 
     func send(_ message: RunnerMessage) throws(AdapterFailure) {
+        if case .command = message { commandsInStep += 1 }
         outgoing.append(message.line)
     }
+
+    /// Commands sent since the current step began: the step's time limit grows with them (`StepTimeLimit`).
+    private var commandsInStep = 0
+    private var stepLimit: Duration { StepTimeLimit.limit(base: timeout, commands: commandsInStep) }
 
     private func flush() throws(AdapterFailure) {
         guard !outgoing.isEmpty else { return }
         defer { outgoing = [] }
         do {
-            try process.send(lines: outgoing, timeout: timeout)
+            try process.send(lines: outgoing, timeout: stepLimit)
         } catch {
             throw failure(after: "could not write to the adapter (\(error))")
         }
@@ -68,7 +73,7 @@ final class ProcessConnection: AdapterConnection {
             return hello
         }
         try flush()
-        var wait = ReceiveWait(timeout: timeout, stepStarted: stepStarted, history: history)
+        var wait = ReceiveWait(timeout: stepLimit, stepStarted: stepStarted, history: history)
         while true {
             let received = process.receive(timeout: wait.nextSlice())
             if case .timedOut = received {
@@ -98,20 +103,21 @@ final class ProcessConnection: AdapterConnection {
         case .timedOut:
             // Kill first: it waits for stderr to be read to its end, so the tail is complete.
             _ = process.kill()
-            throw AdapterFailure(.hung, "the adapter sent nothing for \(timeout) while the runner waited for it", stderrTail: tail)
+            throw AdapterFailure(.hung, "the adapter sent nothing for \(stepLimit) while the runner waited for it", stderrTail: tail)
         case .framingError(let error):
             _ = process.kill()
             throw AdapterFailure(.protocolViolation, "the adapter's output is not JSON lines: \(error)", stderrTail: tail)
         }
     }
 
-    /// When the current step began; the step may take `timeout` in all, however much the adapter chatters.
+    /// When the current step began; the step may take `stepLimit` in all, however much the adapter chatters.
     private var stepStarted = ContinuousClock.now
     /// What the process has sent, for the diagnosis of a wait that ends without a message.
     private var history = MessageHistory()
 
     func beginStep() {
         stepStarted = .now
+        commandsInStep = 0
         history.beginStep()
     }
 
@@ -185,6 +191,7 @@ final class ProcessConnection: AdapterConnection {
     private func awaitForkedHello(for pool: ConnectionPool) -> Bool {
         self.pool = pool
         stepStarted = .now
+        commandsInStep = 0
         history.restart()
         logMark = process.stderrByteCount
         outgoing = []
@@ -206,6 +213,7 @@ final class ProcessConnection: AdapterConnection {
     func reset(for pool: ConnectionPool) -> Bool {
         self.pool = pool
         stepStarted = .now
+        commandsInStep = 0
         history.restart()
         logMark = process.stderrByteCount
         do {

@@ -354,9 +354,10 @@ final class ClientDriver {
             var progressed = false
             var ordered = effects.map { (key: Self.canonicalKey($0), effect: $0) }.sorted { $0.key < $1.key }.map(\.effect)
             if let schedule { ordered = schedule.plan(ordered) }
+            let storage = StorageRound(arrival: effects, answerOrder: ordered, killPoint: armedKill?.point, world: &world)
             for effect in ordered {
                 guard connection != nil else { return }
-                if try answer(effect, batch: effects) { progressed = true }
+                if try answer(effect, batch: effects, storage: storage) { progressed = true }
             }
             if !progressed && schedule?.hasCarried != true { return }
         }
@@ -414,7 +415,7 @@ final class ClientDriver {
     }
 
     /// Answers one effect now if the world would; returns whether a reply was sent.
-    private func answer(_ effect: AdapterMessage, batch: [AdapterMessage]) throws(AdapterFailure) -> Bool {
+    private func answer(_ effect: AdapterMessage, batch: [AdapterMessage], storage: StorageRound) throws(AdapterFailure) -> Bool {
         switch effect {
         case .http(let id, _, let request):
             if world.isHeld(request) {
@@ -424,34 +425,12 @@ final class ClientDriver {
             }
             try reply(id, outcome: world.serve(request))
             return true
-        case .storage(let id, let operation, let key, let value, let accessibility):
-            if operation != .get, let armed = armedKill {
-                land(armed, on: id, batch: batch, "secure-storage \(operation.rawValue) of '\(key)'") {
-                    _ = $0.storage.secure(operation, key: key, value: value, accessibility: accessibility)
-                }
-                return false
-            }
-            if operation != .get, world.takeStorageWriteFailure() {
-                note("secure-storage \(operation.rawValue) of '\(key)' failed (storageFault writeFailure)")
-                try send(.reply(id: id, .error(ProtocolErrorCode.writeFailed.info("the secure-storage write failed"))))
-                return true
-            }
-            try sendStorageReply(id, world.storage.secure(operation, key: key, value: value, accessibility: accessibility))
-            return true
-        case .preferences(let id, let operation, let key, let value):
-            if operation != .get, let armed = armedKill {
-                land(armed, on: id, batch: batch, "preferences \(operation.rawValue) of '\(key)'") {
-                    _ = $0.storage.preference(operation, key: key, value: value)
-                }
-                return false
-            }
-            if operation != .get, world.takePreferencesWriteFailure() {
-                note("preferences \(operation.rawValue) of '\(key)' failed (storageFault preferencesWriteFailure)")
-                try send(.reply(id: id, .error(ProtocolErrorCode.writeFailed.info("the preferences write failed"))))
-                return true
-            }
-            try sendStorageReply(id, world.storage.preference(operation, key: key, value: value))
-            return true
+        case .storage(let id, let operation, let key, _, _):
+            return try answerStorage(id, storage.answers[id], batch: batch, "secure-storage \(operation.rawValue) of '\(key)'",
+                                     fault: "writeFailure", refusal: "the secure-storage write failed")
+        case .preferences(let id, let operation, let key, _):
+            return try answerStorage(id, storage.answers[id], batch: batch, "preferences \(operation.rawValue) of '\(key)'",
+                                     fault: "preferencesWriteFailure", refusal: "the preferences write failed")
         case .sleep(let id, let seconds):
             if seconds <= 0 {
                 try send(.reply(id: id, .done))
@@ -464,31 +443,48 @@ final class ClientDriver {
         }
     }
 
-    /// The armed kill lands on a storage change (`operation`, applied by `apply` when the point is after it).
-    private func land(_ armed: ArmedKill, on id: String, batch: [AdapterMessage], _ operation: String,
-                      apply: (inout World) -> Void) {
+    /// Sends what `StorageRound` decided for a storage effect (applied already, in arrival order), or lands the
+    /// armed kill on it; returns whether a reply was sent.
+    private func answerStorage(_ id: String, _ answer: StorageRound.Answer?, batch: [AdapterMessage], _ operation: String,
+                               fault: String, refusal: String) throws(AdapterFailure) -> Bool {
+        switch answer {
+        case .reply(let outcome):
+            try sendStorageReply(id, outcome)
+            return true
+        case .refused:
+            note("\(operation) failed (storageFault \(fault))")
+            try send(.reply(id: id, .error(ProtocolErrorCode.writeFailed.info(refusal))))
+            return true
+        case .killPoint:
+            if let armed = armedKill { land(armed, on: id, batch: batch, operation) }
+            return false
+        case .appliedUnanswered, nil:
+            return false
+        }
+    }
+
+    /// The armed kill lands on a storage change (`operation`), which `StorageRound` discarded (before the point) or
+    /// applied (after it).
+    private func land(_ armed: ArmedKill, on id: String, batch: [AdapterMessage], _ operation: String) {
         armedKill = nil
         killPointLanded = armed.step
         // The storage changes the client sent alongside this one (say, two items written in parallel) reached the
         // runner before the kill, so they took effect; only the chosen one is discarded.
-        applySiblingChanges(of: id, in: batch)
+        noteSiblingChanges(of: id, in: batch)
         if armed.point == .beforeStorageWrite {
             record(.writeDiscarded(effectID: id))
             kill(reason: "killed before the storage write: \(operation) (\(id)) discarded")
         } else {
-            apply(&world)
             kill(reason: "killed after the storage write: \(operation) (\(id)) applied")
         }
     }
 
-    private func applySiblingChanges(of id: String, in batch: [AdapterMessage]) {
+    private func noteSiblingChanges(of id: String, in batch: [AdapterMessage]) {
         for sibling in batch {
             switch sibling {
-            case .storage(let other, let operation, let key, let value, let accessibility) where other != id && operation != .get:
-                _ = world.storage.secure(operation, key: key, value: value, accessibility: accessibility)
+            case .storage(let other, let operation, let key, _, _) where other != id && operation != .get:
                 note("secure-storage \(operation.rawValue) of '\(key)' sent in the same batch applied")
-            case .preferences(let other, let operation, let key, let value) where other != id && operation != .get:
-                _ = world.storage.preference(operation, key: key, value: value)
+            case .preferences(let other, let operation, let key, _) where other != id && operation != .get:
                 note("preferences \(operation.rawValue) of '\(key)' sent in the same batch applied")
             default:
                 break

@@ -69,9 +69,11 @@ final class LoopbackBridge {
         guard let started else {
             throw AdapterFailure(.protocolViolation, "in loopback mode every barrier answer carries 'httpStarted'")
         }
-        let received = server.waitForReceived(atLeast: started, timeout: timeout)
+        // Every request collected so far got an id: the wait is for the rest, and its limit grows with them.
+        let limit = StepTimeLimit.limit(base: timeout, commands: started - counter)
+        let received = server.waitForReceived(atLeast: started, timeout: limit)
         guard received >= started else {
-            throw AdapterFailure(.hung, "the adapter reported \(started) HTTP requests started; the loopback server received \(received) within \(timeout)")
+            throw AdapterFailure(.hung, "the adapter reported \(started) HTTP requests started; the loopback server received \(received) within \(limit)")
         }
         guard received == started else {
             throw AdapterFailure(.protocolViolation, "the loopback server received \(received) HTTP requests; the adapter reported only \(started) started")

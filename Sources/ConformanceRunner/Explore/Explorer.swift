@@ -58,6 +58,12 @@ public struct ExploreFailure: Sendable {
     public let key: ExploreFailureKey
     public let run: ExploreRunID
     public let outcome: CaseOutcome
+
+    /// The finding this failure stands for: its check charging its requirements. A run may show the same oracle
+    /// charging other requirements too; their messages belong to their own failures.
+    public var finding: Finding? {
+        outcome.findings.first { $0.check == key.check && $0.requirements == key.requirements }
+    }
 }
 
 /// What an exploration found.

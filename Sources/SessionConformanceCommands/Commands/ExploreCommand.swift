@@ -72,7 +72,7 @@ enum ExploreCommand: Command {
         OptionSpec(name: "no-shrink", kind: .flag, help: "Report failures without shrinking them."),
         OptionSpec(name: "real-kills", kind: .flag, help: "End the adapter's process at every kill, not in one run of 8 (see below)."),
         OptionSpec(name: "no-pin", kind: .flag, help: "Let the scheduler place each job and its adapter processes on any CPU."),
-        OptionSpec(name: "timeout", kind: .value(placeholder: "SECONDS"), help: "How long one step of an adapter may take (default 10)."),
+        OptionSpec(name: "timeout", kind: .value(placeholder: "SECONDS"), help: "How long a step of one command may take through an adapter (default 10; one more per 100 commands a step sends)."),
         OptionSpec(name: "spec-root", kind: .value(placeholder: "DIR"), help: "The spec folder (default Specs, else the Specs beside the executable)."),
         OptionSpec(name: "report", kind: .value(placeholder: "FORMAT[=PATH]"),
                    help: "Write a report: json, junit, markdown, html, tap or badge (repeatable)."),
@@ -108,7 +108,7 @@ enum ExploreCommand: Command {
             console.err("explore: the client could not be started: \(error)\n")
             let notStarted = RunResult.notStarted(error, adapter: launcher.description, seed: settings.options.seed,
                                                   catalogue: lint.bundle.catalogue)
-            _ = try write(notStarted, bundle: lint.bundle, settings: settings, started: Date(), console: console)
+            _ = try write(notStarted, runs: 0, bundle: lint.bundle, settings: settings, started: Date(), console: console)
             return .adapterNotStarted
         }
         if let replay = settings.replay {
@@ -189,10 +189,10 @@ enum ExploreCommand: Command {
         let summaryID = "explore-seed-\(settings.options.seed)" + (shard.map { "-shard-\($0.index)-of-\($0.count)" } ?? "")
         let runResult = explorer.runResult(result, bundle: bundle, failureOutcomes: outcomes, summaryID: summaryID,
                                            seconds: Date().timeIntervalSince(started))
-        return try write(runResult, bundle: bundle, settings: settings, started: started, console: console)
+        return try write(runResult, runs: result.runsDone, bundle: bundle, settings: settings, started: started, console: console)
     }
 
-    private static func write(_ runResult: RunResult, bundle: SpecBundle, settings: Settings, started: Date,
+    private static func write(_ runResult: RunResult, runs: Int, bundle: SpecBundle, settings: Settings, started: Date,
                               console: any Console) throws -> ExitCode? {
         guard !settings.reports.isEmpty else { return nil }
         let shard = settings.options.shard.flatMap { Shard(index: $0.index, count: $0.count) }
@@ -200,7 +200,11 @@ enum ExploreCommand: Command {
             suiteVersion: SessionConformance.version, specRoot: settings.specRoot,
             specDigest: try SpecDigest.of(specRoot: settings.specRoot), bundle: bundle,
             command: settings.reproduceBase, startedAt: started, finishedAt: Date(), shard: shard)
-        return try RunCommand.writeReports(ReportBuilder.build(runResult, context: context), settings.reports, console: console)
+        var report = ReportBuilder.build(runResult, context: context)
+        // An exploration certifies nothing and fails on what it found, as its exit status does.
+        report.run.exploration = RunInfo.Exploration(runs: runs)
+        report.derive()
+        return try RunCommand.writeReports(report, settings.reports, console: console)
     }
 
     private static func makeLauncher(_ arguments: ParsedArguments, timeout: Int) throws -> any AdapterLauncher {

@@ -198,7 +198,7 @@ enum ExploreSummary {
             + "\(Plural.count(result.runsDone, "run")) of seed \(settings.options.seed)\n"
         for failure in result.failures {
             text += "\nFAIL \(failure.key)\n  first run: \(failure.run.run)\n  replay:    \(settings.replayCommand(failure.run))\n"
-            if let message = failure.outcome.findings.first(where: { $0.check == failure.key.check })?.message ?? failure.outcome.reason {
+            if let message = failure.finding?.message ?? failure.outcome.reason {
                 text += "  finding:   \(message)\n"
             }
             if shrinking.ranOutOfTime(failure) {

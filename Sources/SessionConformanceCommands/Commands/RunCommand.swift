@@ -14,8 +14,10 @@ enum RunCommand: Command {
         default or as its own process with --connection process. --adapter runs an external client: the
         command line of its adapter, which speaks protocol v1 on stdin/stdout (docs/adapter-protocol.md).
         The runner plays the whole world: servers, storage, clock, network and process death. The same seed
-        and adapter give the same trace. A crash, a hang past --timeout, or broken protocol makes the case
-        an 'error' verdict with the adapter's stderr tail; the run goes on. An adapter that declares 'reset'
+        and adapter give the same trace. A crash, a hang past a step's time limit, or broken protocol makes
+        the case an 'error' verdict with the adapter's stderr tail; the run goes on. The limit is wall time,
+        used only to tell a hang: --timeout SECONDS (default 10) for a step that sends one command, one more
+        --timeout for every 100 commands a step sends (a 'request' with count 1000 gets 11 times as long). An adapter that declares 'reset'
         keeps one process across cases (reset between them); every kill still ends its process, and the
         relaunch starts a new one. --no-reset starts a process per case anyway.
 
@@ -101,7 +103,7 @@ enum RunCommand: Command {
                    help: "With --rerun-failed: let a given --adapter, --connection or --world differ from the report's."),
         OptionSpec(name: "seed", kind: .value(placeholder: "N"), help: "The world's seed (default 1)."),
         OptionSpec(name: "timeout", kind: .value(placeholder: "SECONDS"),
-                   help: "How long one step may take, however much the adapter sends, before the case errors (default 10)."),
+                   help: "How long a step of one command may take, however much the adapter sends, before the case errors (default 10; one more per 100 commands a step sends)."),
         OptionSpec(name: "jobs", kind: .value(placeholder: "N"), help: "Cases run in parallel (default 1)."),
         OptionSpec(name: "spec-root", kind: .value(placeholder: "DIR"), help: "The spec folder (default Specs, else the Specs beside the executable)."),
         OptionSpec(name: "verbose", kind: .flag, help: "List every requirement, informative ones included."),

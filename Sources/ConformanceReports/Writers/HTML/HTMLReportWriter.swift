@@ -37,11 +37,16 @@ public enum HTMLReportWriter {
 
     private static func header(_ report: ComplianceReport, client: String) -> [String] {
         let core = report.certification.first
-        let (word, cls): (String, String) = switch core?.verdict {
+        var (word, cls): (String, String) = switch core?.verdict {
         case .certified?: ("Certified", "good")
         case .incomplete?: ("Partial run", "neutral")
         case .notClaimed?, nil: ("Not certified", "bad")
         case .notCertified?: ("Not certified", "bad")
+        }
+        var verdictText = core?.reason ?? ""
+        if let explored = report.explorationVerdict, report.run.startupFailure == nil {
+            (word, cls) = report.gate.passed ? ("No failure found", "good") : ("Exploration failed", "bad")
+            verdictText = explored
         }
         var lines = ["<header>"]
         lines.append("<p class=\"eyebrow\">session-conformance \(escape(report.suite.version)) · compliance report</p>")
@@ -52,7 +57,7 @@ public enum HTMLReportWriter {
         if let world = report.run.world { facts.append("world \(escape(world))") }
         if let shard = report.run.shard { facts.append("shard \(shard)") }
         lines.append("<p class=\"facts\">\(facts.joined(separator: " · "))</p>")
-        lines.append("<div class=\"verdict \(cls)\"><span class=\"big\">\(word)</span> <span>\(escape(core?.reason ?? ""))</span></div>")
+        lines.append("<div class=\"verdict \(cls)\"><span class=\"big\">\(word)</span> <span>\(escape(verdictText))</span></div>")
         if !report.gate.passed {
             lines.append("<div class=\"gate\"><strong>Gate failed</strong> (exit code 1):<ul>"
                          + report.gate.reasons.prefix(12).map { "<li>\(escape($0))</li>" }.joined()
