@@ -10,4 +10,4 @@ if [ ! -f "$here/build/Adapter.class" ] || [ -n "$(find "$here/src" -newer "$her
     rm -rf "$here/build"
     mv "$tmp" "$here/build" 2>/dev/null || rm -rf "$tmp"
 fi
-exec java -Xshare:auto -XX:TieredStopAtLevel=1 -cp "$here/build:$classpath" Adapter
+exec java -Xshare:auto -XX:TieredStopAtLevel=1 -cp "$here/build:$classpath" Adapter "$@"

@@ -4,14 +4,66 @@
 // runner's loopback server. It is what many teams ship: the pattern, and a plain app around it. The suite
 // shows what the pattern covers and what it leaves out (expected.yaml beside this file).
 //
-//   NODE_PATH=/usr/share/nodejs node Examples/adapters/javascript/adapter.js
+//   NODE_PATH=/usr/share/nodejs node Examples/adapters/javascript/adapter.js [--request-timeout SECONDS]
 //
 // axios is Debian's node-axios (apt-get install node-axios), found through NODE_PATH.
+// --request-timeout gives every request a deadline on the runner's virtual clock, as axios's `timeout` does in
+// an app (in real time there): see `withDeadline` below. Without it no request has one, as axios's default (0).
 
 const axios = require('axios');
 const { Host, causeStorage } = require('./host');
 
 const host = new Host();
+
+/** `--request-timeout SECONDS`: the deadline of every request, in seconds of the runner's clock; null: none. */
+function requestTimeoutOption(argv) {
+  const index = argv.indexOf('--request-timeout');
+  if (index < 0) return null;
+  const seconds = Number(argv[index + 1]);
+  if (!(seconds > 0 && Number.isFinite(seconds))) {
+    process.stderr.write(`adapter: --request-timeout wants a positive number of seconds, not '${argv[index + 1]}'\n`);
+    process.exit(2);
+  }
+  return seconds;
+}
+const REQUEST_TIMEOUT = requestTimeoutOption(process.argv.slice(2));
+
+/** axios's `timeout` on the runner's virtual clock (docs/porting-guide.md, Real-time waits): a request interceptor
+ *  tags each request and races it against a `sleep` of `seconds`; when the sleep ends first, the request is
+ *  abandoned (the runner is told before axios aborts it) and fails as axios's own timeout does (ECONNABORTED);
+ *  when the response or an error comes first, the sleep is woken (abandoned). A retry goes through the request
+ *  interceptors again: a new tag and a new deadline. Registered before any other interceptor of the instance,
+ *  so its request side runs last (after the headers are set) and its response side first (the 401 interceptor
+ *  sees the timeout, not the cancellation). */
+function withDeadline(instance, seconds) {
+  instance.interceptors.request.use((config) => {
+    const tag = host.newTag();
+    const controller = new AbortController();
+    const deadline = host.sleep(seconds);
+    deadline.done.then((reply) => {
+      if (!reply) return; // woken: the request ended first
+      host.abandonRequest(tag);
+      controller.abort(); // axios rejects with a CanceledError
+    });
+    config.headers['X-Conformance-Request'] = tag;
+    config.signal = controller.signal;
+    config._deadline = deadline;
+    return config;
+  });
+  const settled = (config) => {
+    if (config && config._deadline) config._deadline.wake();
+  };
+  instance.interceptors.response.use((response) => {
+    settled(response.config);
+    return response;
+  }, (error) => {
+    settled(error.config);
+    if (axios.isCancel(error)) {
+      throw new axios.AxiosError(`timeout of ${seconds}s exceeded`, 'ECONNABORTED', error.config);
+    }
+    throw error;
+  });
+}
 
 // Specs/state-machine.yaml: id -> [from, to, generation increments]
 const TRANSITIONS = {
@@ -80,6 +132,9 @@ class App {
     // The refresh goes through its own instance without the 401 interceptor: a failed refresh can never
     // trigger another refresh.
     this.authApi = axios.create(common);
+    if (REQUEST_TIMEOUT !== null) {
+      for (const instance of [this.api, this.authApi]) withDeadline(instance, REQUEST_TIMEOUT);
+    }
     for (const instance of [this.api, this.authApi]) {
       instance.interceptors.request.use((config) => {
         const cause = causeStorage.getStore();

@@ -26,6 +26,8 @@ class Host {
     this.finishWaiters = [];
     this.written = 0;
     this.queue = Promise.resolve();
+    this.nextTag = 0;
+    this.abandoned = new Set(); // tags of requests given up on: the runner never answers them
   }
 
   send(message) {
@@ -61,13 +63,30 @@ class Host {
     return { done, wake };
   }
 
+  /** A tag for a request (its `X-Conformance-Request` header), unique in the process: what an `abandon` names. */
+  newTag() {
+    this.nextTag += 1;
+    return `r${this.nextTag}`;
+  }
+
+  /** The client gives up on the request tagged `tag` (its deadline passed): the runner is told, and the request
+   *  is not counted as finished when its connection closes, since the runner never answers it (it is not in
+   *  `httpAnswered`). Called before the request is aborted. */
+  abandonRequest(tag) {
+    this.abandoned.add(tag);
+    this.send({ type: 'abandon', id: tag, reason: 'timeout' });
+  }
+
   /** An http.Agent that counts requests started and finished, for the barrier. */
   countingAgent() {
     const host = this;
     class CountingAgent extends http.Agent {
       addRequest(request, options) {
         host.started += 1;
-        request.once('close', () => host.requestFinished());
+        const tag = request.getHeader('x-conformance-request');
+        request.once('close', () => {
+          if (!host.abandoned.has(tag)) host.requestFinished();
+        });
         return super.addRequest(request, options);
       }
     }

@@ -25,6 +25,10 @@ loopback server instead; Examples/adapters/check.sh runs both modes and expects 
 `expiry-only` (never on a 401: a measuring stick, not a certified client). `--declare-triggers` makes the
 `before-use` and `expiry-only` modes declare theirs too; without it they leave the runner to find out.
 
+`--request-timeout SECONDS` gives every HTTP request a deadline on the runner's virtual clock, as a real stack's
+timeout would (httpx's 5 s, OkHttp's 10 s, URLSession's 60 s): a `sleep` raced against the request, the loser
+abandoned (`Effects.http`); a request that loses fails as a timeout. Without it only the refresh has one.
+
 Processes: the host declares `reset` (a new host object between cases) and `fork` (see `zygote`): each client
 instance runs in a process forked from this one, and the runner's kill ends it alone. `--no-fork` turns it off.
 """
@@ -57,6 +61,8 @@ class Effects:
         self.seed = seed
         # The world profile the runner's `welcome` names (its endpoints and field names), or None.
         self.world = world
+        # The HTTP stack's own timeout (`--request-timeout`), in seconds of the runner's virtual clock, or None.
+        self.request_timeout = host.request_timeout
 
     # -- Effects: answered by the runner with a `reply`.
 
@@ -65,7 +71,11 @@ class Effects:
 
         With `deadline` (seconds of the runner's virtual clock) the request is raced against a `sleep`: when the
         sleep ends first the client gives up on the request, tells the runner (`abandon`) and gets a timeout
-        (indefinite: the server may have processed it); when the request is answered first the sleep is abandoned."""
+        (indefinite: the server may have processed it); when the request is answered first the sleep is abandoned.
+        The stack's timeout (`--request-timeout`) is such a deadline on every request: the shorter of the two wins,
+        as a call's own deadline within a transport's timeout does."""
+        if self.request_timeout is not None:
+            deadline = self.request_timeout if deadline is None else min(deadline, self.request_timeout)
         if self._host.base_url is not None:
             request_id, future = self._host.start_loopback_http(method, path, headers, body)
         else:
@@ -178,8 +188,10 @@ class Effects:
 class Host:
     """Reads runner messages, runs the client on an asyncio loop, writes adapter messages."""
 
-    def __init__(self, loopback=False, refresh_mode="before-use", declare_triggers=False, forked=False):
+    def __init__(self, loopback=False, refresh_mode="before-use", declare_triggers=False, request_timeout=None,
+                 forked=False):
         self.loop = asyncio.new_event_loop()
+        self.request_timeout = request_timeout
         self.forked = forked
         self._output = []  # lines not written yet: they go out together before the host waits for the runner
         self.refresh_mode = refresh_mode
@@ -516,15 +528,25 @@ def zygote(options):
         sys.exit(os.waitstatus_to_exitcode(status))
 
 
+def positive_seconds(text):
+    seconds = float(text)
+    if not 0 < seconds < float("inf"):
+        raise argparse.ArgumentTypeError(f"not a positive number of seconds: {text}")
+    return int(seconds) if seconds == int(seconds) else seconds
+
+
 def main():
     parser = argparse.ArgumentParser(description="Protocol v1 host for the example Python session client")
     parser.add_argument("--http", choices=["message", "loopback"], default="message")
     parser.add_argument("--refresh", choices=sorted(REFRESH_MODES), default="before-use")
     parser.add_argument("--declare-triggers", action="store_true")
     parser.add_argument("--no-fork", action="store_true", help="run the client in this process, a new process per kill")
+    parser.add_argument("--request-timeout", type=positive_seconds, metavar="SECONDS",
+                        help="a deadline on every HTTP request, on the runner's virtual clock (default: none but the "
+                             "refresh's own)")
     arguments = parser.parse_args()
     options = {"loopback": arguments.http == "loopback", "refresh_mode": arguments.refresh,
-               "declare_triggers": arguments.declare_triggers}
+               "declare_triggers": arguments.declare_triggers, "request_timeout": arguments.request_timeout}
     if arguments.no_fork or not hasattr(os, "fork"):
         serve(options)
     else:

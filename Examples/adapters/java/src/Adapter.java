@@ -1,6 +1,7 @@
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import okhttp3.Authenticator;
 import okhttp3.MediaType;
@@ -199,14 +200,20 @@ public final class Adapter {
         }
 
         void welcome() {
-            OkHttpClient base = new OkHttpClient.Builder()
+            OkHttpClient.Builder builder = new OkHttpClient.Builder();
+            if (requestTimeout > 0) {
+                // --request-timeout: OkHttp's timeouts are real time; the deadline is the runner's (Host#countingInterceptor).
+                builder.connectTimeout(0, TimeUnit.SECONDS).readTimeout(0, TimeUnit.SECONDS)
+                        .writeTimeout(0, TimeUnit.SECONDS).callTimeout(0, TimeUnit.SECONDS);
+            }
+            OkHttpClient base = builder
                     .addInterceptor(host.currentSessionOnly())
                     .addInterceptor(chain -> { // names the command a request serves (the runner's header)
                         String cause = host.cause();
                         Request request = chain.request();
                         return chain.proceed(cause == null ? request : request.newBuilder().header("X-Conformance-Cause", cause).build());
                     })
-                    .addNetworkInterceptor(host.countingInterceptor())
+                    .addNetworkInterceptor(host.countingInterceptor(requestTimeout))
                     .build();
             authApi = new AuthApi(base);
             client = base.newBuilder()
@@ -347,7 +354,29 @@ public final class Adapter {
     /** The client; `reset` replaces it, as a new process would start with a new one. */
     static volatile App app = new App();
 
+    /**
+     * `--request-timeout SECONDS`: a deadline on every request, on the runner's virtual clock, in place of OkHttp's
+     * real-time timeouts (docs/porting-guide.md, Real-time waits). 0, the default: OkHttp's own (10 s, real time).
+     */
+    static double requestTimeout;
+
     public static void main(String[] arguments) throws IOException {
+        for (int index = 0; index < arguments.length; index++) {
+            if (arguments[index].equals("--request-timeout") && index + 1 < arguments.length) {
+                try {
+                    requestTimeout = Double.parseDouble(arguments[++index]);
+                } catch (NumberFormatException e) {
+                    requestTimeout = -1;
+                }
+                if (!(requestTimeout > 0) || Double.isInfinite(requestTimeout)) {
+                    System.err.println("adapter: --request-timeout wants a positive number of seconds, not '" + arguments[index] + "'");
+                    System.exit(2);
+                }
+            } else {
+                System.err.println("adapter: unknown argument '" + arguments[index] + "' (usage: run.sh [--request-timeout SECONDS])");
+                System.exit(2);
+            }
+        }
         Map<String, Object> implementation = Json.map("name", "okhttp-token-authenticator", "version", "1.0.0",
                 "language", "Java", "platform", "jvm-" + System.getProperty("java.version") + " okhttp-3.13");
         host.run(Json.map("type", "hello", "protocol", 1L, "implementation", implementation,

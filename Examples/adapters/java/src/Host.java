@@ -9,6 +9,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 
 import okhttp3.Interceptor;
+import okhttp3.Request;
+import okhttp3.Response;
 
 /**
  * Protocol v1 host for a blocking Java client whose HTTP is real (loopback mode). Commands run on threads of
@@ -32,10 +34,30 @@ final class Host {
     /** What one case (one `hello`) counts. */
     private static final class Session {
         final Map<String, CompletableFuture<Map<String, Object>>> waiting = new HashMap<>();
+        /** The deadline `sleep`s of attempts in flight, by the sleep's effect id (--request-timeout). */
+        final Map<String, Attempt> deadlines = new HashMap<>();
         int nextEffect;
+        int nextTag;
         int busy;
         int started;
         int finished;
+    }
+
+    /** One network attempt with a deadline: its tag (X-Conformance-Request), its deadline's sleep, its call. */
+    private static final class Attempt {
+        final String tag;
+        final String sleep;
+        final okhttp3.Call call;
+        /** Ended (the response headers came, or the connection failed) before the deadline: guarded by the lock. */
+        boolean ended;
+        /** Given up on when the deadline passed first: guarded by the lock. */
+        boolean abandoned;
+
+        Attempt(String tag, String sleep, okhttp3.Call call) {
+            this.tag = tag;
+            this.sleep = sleep;
+            this.call = call;
+        }
     }
 
     /** What a thread of a previous session gets when it tries to reach the runner. */
@@ -112,30 +134,90 @@ final class Host {
         };
     }
 
-    /** Counts every network attempt: started before it goes out, finished when its response headers arrive. */
-    Interceptor countingInterceptor() {
+    /**
+     * Counts every network attempt: started before it goes out, finished when its response headers arrive.
+     *
+     * With a request timeout (seconds of the runner's virtual clock; 0: none), each attempt also gets a deadline,
+     * as OkHttp's own connect, read and write timeouts apply to each attempt (docs/porting-guide.md, Real-time
+     * waits): the attempt is tagged (X-Conformance-Request) and a `sleep` of that length is sent with it. When the
+     * sleep's reply comes first, the reader thread gives up on the attempt ({@link #deadlinePassed}); when the
+     * attempt ends first, the sleep is abandoned. Per attempt, not per call: a follow-up after the authenticator
+     * or a silent retry is another request to the server, with a tag and a deadline of its own.
+     */
+    Interceptor countingInterceptor(double requestTimeout) {
         return chain -> {
             Session mine;
+            Request request = chain.request();
+            Attempt attempt = null;
             synchronized (lock) {
                 mine = mine();
                 // A retry OkHttp makes on its own for a call of an ended case (its connection closed at a kill
                 // played as a reset) must not reach the server the next instance is served at: a dead process
                 // sends nothing.
                 if (mine != session) throw new java.io.IOException("the case this request served has ended");
+                if (requestTimeout > 0) {
+                    mine.nextTag += 1;
+                    mine.nextEffect += 1;
+                    attempt = new Attempt("r" + mine.nextTag, "e" + mine.nextEffect, chain.call());
+                    request = request.newBuilder().header("X-Conformance-Request", attempt.tag).build();
+                    mine.deadlines.put(attempt.sleep, attempt);
+                    write(Json.map("type", "sleep", "id", attempt.sleep, "seconds", requestTimeout));
+                }
                 mine.started += 1;
                 mine.busy -= 1;
                 lock.notifyAll();
             }
+            boolean answered = false;
             try {
-                return chain.proceed(chain.request());
+                Response response = chain.proceed(request);
+                answered = true;
+                return response;
+            } catch (java.io.IOException error) {
+                boolean abandoned;
+                synchronized (lock) {
+                    abandoned = attempt != null && attempt.abandoned;
+                }
+                // What OkHttp's own timeout throws: the client cannot tell the two apart, nor should it.
+                if (abandoned) throw new java.net.SocketTimeoutException("timeout (the request's deadline passed)");
+                throw error;
             } finally {
                 synchronized (lock) {
-                    mine.finished += 1;
-                    mine.busy += 1;
+                    if (attempt == null || !attempt.abandoned) {
+                        mine.finished += 1;
+                        mine.busy += 1; // an abandoned attempt's thread was counted runnable when it was given up on
+                    } else if (answered) {
+                        mine.finished += 1; // the response crossed the abandon: the runner counted it answered
+                    }
+                    if (attempt != null && !attempt.abandoned) {
+                        attempt.ended = true;
+                        if (mine.deadlines.remove(attempt.sleep) != null && mine == session) {
+                            write(Json.map("type", "abandon", "id", attempt.sleep, "reason", "answered"));
+                        }
+                    }
                     lock.notifyAll();
                 }
             }
         };
+    }
+
+    /**
+     * The reply to a deadline's sleep, on the reader thread: the attempt is given up on. The runner is told
+     * (`abandon` with its tag; it never answers it, so it is not counted finished), the waiting thread is counted
+     * runnable before it wakes, and the call is cancelled, which wakes it with an IOException. False when the
+     * reply is not a deadline's.
+     */
+    private boolean deadlinePassed(String id) {
+        Attempt attempt;
+        synchronized (lock) {
+            attempt = session.deadlines.remove(id);
+            if (attempt == null) return false;
+            if (attempt.ended) return true;
+            attempt.abandoned = true;
+            session.busy += 1;
+            write(Json.map("type", "abandon", "id", attempt.tag, "reason", "timeout"));
+        }
+        attempt.call.cancel();
+        return true;
     }
 
     /** Reads runner messages until stdin ends. */
@@ -176,6 +258,7 @@ final class Host {
                     break;
                 }
                 case "reply": {
+                    if (deadlinePassed((String) message.get("id"))) break;
                     CompletableFuture<Map<String, Object>> reply;
                     synchronized (lock) {
                         reply = session.waiting.remove((String) message.get("id"));

@@ -18,8 +18,10 @@ enum APIError: Error {
     private let session: URLSession
     private let refresher: TokenRefresher
     private let accessToken: @ClientActor () -> String?
+    /// The deadline of every request, in seconds of the runner's virtual clock (`--request-timeout`), or nil.
+    private let requestTimeout: Double?
 
-    init(baseURL: URL, refresher: TokenRefresher, accessToken: @escaping @ClientActor () -> String?) {
+    init(baseURL: URL, refresher: TokenRefresher, requestTimeout: Double?, accessToken: @escaping @ClientActor () -> String?) {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
@@ -34,6 +36,7 @@ enum APIError: Error {
         self.baseURL = baseURL
         self.refresher = refresher
         self.accessToken = accessToken
+        self.requestTimeout = requestTimeout
     }
 
     /// GET an authenticated resource: on a 401, one shared refresh, then one retry.
@@ -74,6 +77,7 @@ enum APIError: Error {
         // connection was reset, which the host could not count; a fresh connection per request has no resend.
         request.setValue("close", forHTTPHeaderField: "Connection")
         #endif
+        if let requestTimeout { return try await send(request, deadline: requestTimeout) }
         Host.shared.requestStarted()
         defer { Host.shared.responseDelivered() }
         do {
@@ -87,6 +91,44 @@ enum APIError: Error {
         }
     }
 
+    /// `send` with a deadline on the runner's virtual clock, as `timeoutIntervalForRequest` is in an app (real time
+    /// there; docs/porting-guide.md, Real-time waits): the request is tagged and raced against a `sleep`. When the
+    /// sleep ends first, the runner is told (`abandon` with the tag), the URLSession task is cancelled and the
+    /// request fails as a timeout; it is never counted delivered, since the runner never answers it. When the
+    /// response (or a transport error) comes first, the sleep is abandoned.
+    private func send(_ request: URLRequest, deadline seconds: Double) async throws -> (Data, HTTPURLResponse) {
+        var request = request
+        let tag = Host.shared.newRequestTag()
+        request.setValue(tag, forHTTPHeaderField: "X-Conformance-Request")
+        let exchange = TimedExchange()
+        Host.shared.requestStarted()
+        let outcome = await withCheckedContinuation { continuation in
+            exchange.continuation = continuation
+            let task = session.dataTask(with: request) { data, response, error in
+                // On URLSession's thread: back to the client's executor (counted until it runs).
+                let outcome: TimedExchange.Outcome
+                if error == nil, let data, let response = response as? HTTPURLResponse {
+                    outcome = .response(data, status: response.statusCode)
+                } else {
+                    outcome = .transport
+                }
+                Host.shared.spawn { exchange.ended(outcome) }
+            }
+            exchange.task = task
+            exchange.sleep = Host.shared.startSleep(seconds: seconds) { exchange.deadlinePassed(tag: tag) }
+            task.resume()
+        }
+        switch outcome {
+        case .response(let data, let status):
+            guard let response = HTTPURLResponse(url: request.url ?? baseURL, statusCode: status, httpVersion: "HTTP/1.1", headerFields: nil) else {
+                throw APIError.transport
+            }
+            return (data, response)
+        case .transport, .timedOut:
+            throw APIError.transport
+        }
+    }
+
     private static func checked(_ exchange: (Data, HTTPURLResponse)) throws -> Data {
         let (data, response) = exchange
         guard (200..<300).contains(response.statusCode) else {
@@ -94,5 +136,36 @@ enum APIError: Error {
             throw APIError.status(response.statusCode, code: body?["error"])
         }
         return data
+    }
+}
+
+/// One request raced against its deadline; whichever ends first resumes the caller, once.
+@ClientActor private final class TimedExchange {
+    enum Outcome: Sendable {
+        case response(Data, status: Int)
+        case transport
+        case timedOut
+    }
+
+    var continuation: CheckedContinuation<Outcome, Never>?
+    var task: URLSessionDataTask?
+    var sleep: String?
+
+    /// The response or a transport error came: the sleep is no longer needed.
+    func ended(_ outcome: Outcome) {
+        guard let continuation else { return } // the deadline passed first: this is the cancelled task's end
+        self.continuation = nil
+        if let sleep { Host.shared.abandon(sleep, reason: "answered") }
+        Host.shared.responseDelivered()
+        continuation.resume(returning: outcome)
+    }
+
+    /// The sleep's reply came first: give up on the request.
+    func deadlinePassed(tag: String) {
+        guard let continuation else { return }
+        self.continuation = nil
+        Host.shared.abandon(tag, reason: "timeout")
+        task?.cancel()
+        continuation.resume(returning: .timedOut)
     }
 }

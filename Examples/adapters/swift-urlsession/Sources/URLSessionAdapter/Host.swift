@@ -10,7 +10,10 @@ final class Host: @unchecked Sendable {
 
     private let lock = NSLock()
     private var waiting: [String: CheckedContinuation<ReplyBody?, Never>] = [:]
+    /// Sleeps whose reply runs code instead of resuming a caller: the deadlines of requests (`--request-timeout`).
+    private var timers: [String: @ClientActor @Sendable () -> Void] = [:]
     private var nextEffect = 0
+    private var nextTag = 0
     private var started = 0
     private var delivered = 0
     /// Tasks created but not yet running on the client's executor: work the barrier must wait for.
@@ -33,6 +36,33 @@ final class Host: @unchecked Sendable {
             lock.withLock { waiting[id] = continuation }
             send(message)
         }
+    }
+
+    /// A `sleep` of `seconds` on the runner's virtual clock whose reply runs `fired` on the client's executor; its
+    /// id, for `abandon(_:reason:)` when it is no longer needed.
+    func startSleep(seconds: Double, fired: @escaping @ClientActor @Sendable () -> Void) -> String {
+        let id = lock.withLock {
+            nextEffect += 1
+            let id = "e\(nextEffect)"
+            timers[id] = fired
+            return id
+        }
+        send(.sleep(id: id, seconds: seconds))
+        return id
+    }
+
+    /// A tag for a request's `X-Conformance-Request` header, unique in the process: what an `abandon` of it names.
+    func newRequestTag() -> String {
+        lock.withLock {
+            nextTag += 1
+            return "r\(nextTag)"
+        }
+    }
+
+    /// The client gives up on a sleep (its timer is dropped) or a tagged request: the runner never answers it.
+    func abandon(_ id: String, reason: String) {
+        lock.withLock { _ = timers.removeValue(forKey: id) }
+        send(.abandon(id: id, reason: reason))
     }
 
     /// An unstructured task of the client, counted until its first job runs on the client's executor.
@@ -74,6 +104,10 @@ final class Host: @unchecked Sendable {
                     }
                 }
             case .reply(let id, let body):
+                if let fired = lock.withLock({ timers.removeValue(forKey: id) }) {
+                    spawn { fired() }
+                    continue
+                }
                 let continuation = lock.withLock { waiting.removeValue(forKey: id) }
                 continuation?.resume(returning: body)
             case .clock, .reset:

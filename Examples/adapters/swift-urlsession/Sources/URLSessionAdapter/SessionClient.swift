@@ -22,11 +22,17 @@ struct AppError: Error {
     private var refresher: TokenRefresher!
     private var signalWaiters: [CheckedContinuation<Void, Never>] = []
 
-    nonisolated init() {}
+    /// `--request-timeout SECONDS`: a deadline on every request, on the runner's virtual clock; nil: none but
+    /// URLSession's own (real time).
+    private let requestTimeout: Double?
+
+    nonisolated init(requestTimeout: Double?) {
+        self.requestTimeout = requestTimeout
+    }
 
     func connect(to baseURL: URL) {
         refresher = TokenRefresher { [unowned self] in try await self.refreshSession() }
-        api = APIClient(baseURL: baseURL, refresher: refresher) { [unowned self] in self.tokens?.accessToken }
+        api = APIClient(baseURL: baseURL, refresher: refresher, requestTimeout: requestTimeout) { [unowned self] in self.tokens?.accessToken }
     }
 
     func perform(_ command: AppCommand) async -> CommandResult {
