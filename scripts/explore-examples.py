@@ -6,8 +6,7 @@ runs `session-conformance explore --adapter "COMMAND --request-timeout T" --runs
 failures explore prints (`FAIL REQ, ... by oracle:NAME`, or `FAIL error:KIND`). A failure is expected when every
 requirement it charges is listed in the example's expected.yaml, in the format Examples/adapters/check.sh reads
 (an entry with the comment line `# not with --request-timeout: WHY` is not expected with a timeout); an adapter
-error (`error:hung`, `error:protocolViolation`, ...) never is. A failure of exactly an oracle and requirement listed
-in Examples/adapters/suite-false-alarms.yaml is counted as a known false alarm of the suite. So a correct client (the Python example, whose
+error (`error:hung`, `error:protocolViolation`, ...) never is. So a correct client (the Python example, whose
 expected.yaml is empty) must show no failure at all: each one it shows is either a bug of the client or a false
 alarm of the suite, and both must be seen.
 
@@ -66,20 +65,6 @@ def expected_failures(path, with_timeout):
                 expected.discard(current)
                 current = None
     return expected
-
-
-def suite_false_alarms(path):
-    """The `oracle` entries of suite-false-alarms.yaml: {(oracle:NAME, requirement)}."""
-    alarms, entry = [], {}
-    with open(path, encoding="utf-8") as lines:
-        for line in lines:
-            match = re.match(r"\s*(-\s*)?(case|oracle|requirement):\s*(\S+)", line)
-            if match:
-                if match.group(1):
-                    entry = {}
-                    alarms.append(entry)
-                entry[match.group(2)] = match.group(3)
-    return {("oracle:" + a["oracle"], a["requirement"]) for a in alarms if "oracle" in a and "requirement" in a}
 
 
 def failures_of(output):
@@ -141,8 +126,6 @@ def main():
     out = arguments.out or tempfile.mkdtemp(prefix="explore-examples-")
     os.makedirs(out, exist_ok=True)
     unexpected, problems, table = [], [], []
-    alarms = suite_false_alarms("Examples/adapters/suite-false-alarms.yaml")
-    alarms_seen = set()
     try:
         for name in examples:
             command, world, folder = EXAMPLES[name]
@@ -150,7 +133,7 @@ def main():
                 label = "none" if timeout is None else f"{timeout:g}"
                 adapter = command if timeout is None else f"{command} --request-timeout {label}"
                 expected = expected_failures(os.path.join("Examples/adapters", folder, "expected.yaml"), timeout is not None)
-                runs = listed = known = 0
+                runs = listed = 0
                 for seed in seeds:
                     stem = os.path.join(out, f"{name}-t{label}-s{seed}")
                     line = [arguments.binary, "explore", "--adapter", adapter, "--runs", str(arguments.runs),
@@ -162,15 +145,10 @@ def main():
                         log.write(f"$ {shlex.join(line)}\n{done.stderr}\n{done.stdout}")
                     failures = failures_of(done.stdout)
                     news = [f for f in failures if not f["requirements"] or not set(f["requirements"]) <= expected]
-                    suites = [f for f in news if len(f["requirements"]) == 1 and (f["check"], f["requirements"][0]) in alarms]
-                    alarms_seen.update((f["check"], f["requirements"][0]) for f in suites)
-                    news = [f for f in news if f not in suites]
                     runs += arguments.runs
-                    listed += len(failures) - len(news) - len(suites)
-                    known += len(suites)
-                    verdict = (f"{len(failures)} distinct failure(s): {len(failures) - len(news) - len(suites)} in "
-                               f"expected.yaml, {len(suites)} known false alarm(s) of the suite, {len(news)} new"
-                               if failures else "no failure")
+                    listed += len(failures) - len(news)
+                    verdict = (f"{len(failures)} distinct failure(s): {len(failures) - len(news)} in expected.yaml, "
+                               f"{len(news)} new" if failures else "no failure")
                     print(f"explore-examples: {name} --request-timeout {label} seed {seed}: {verdict} "
                           f"(exit {done.returncode}, {time.monotonic() - started:.0f} s)", flush=True)
                     for failure in news:
@@ -179,16 +157,13 @@ def main():
                         # Exit 1 with no failure: nothing signed in was explored; 2 or 3: usage, or no adapter.
                         tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-5:])
                         problems.append(f"{name} --request-timeout {label} seed {seed}: exit {done.returncode}\n{tail}")
-                table.append((name, label, runs, listed, known, sum(1 for u in unexpected if u[:2] == (name, label))))
+                table.append((name, label, runs, listed, sum(1 for u in unexpected if u[:2] == (name, label))))
     finally:
         print()
-        print("| example | request timeout | runs | in expected.yaml | known false alarms of the suite | new |")
-        print("| --- | --- | --- | --- | --- | --- |")
-        for name, label, runs, listed, known, news in table:
-            print(f"| {name} | {label} | {runs} | {listed} | {known} | {news} |")
-        for check, requirement in sorted(alarms - alarms_seen):
-            print(f"explore-examples: suite-false-alarms.yaml's {requirement} by {check} was not seen: remove it once "
-                  "the runner's fix is in")
+        print("| example | request timeout | runs | in expected.yaml | new |")
+        print("| --- | --- | --- | --- | --- |")
+        for name, label, runs, listed, news in table:
+            print(f"| {name} | {label} | {runs} | {listed} | {news} |")
         for name, label, seed, failure in unexpected:
             print(f"\nNOT IN expected.yaml: {name} --request-timeout {label}, seed {seed}: FAIL {failure['key']}")
             for field in ("first run", "replay", "finding", "shrunk", "run it"):

@@ -159,35 +159,14 @@ for line in open(expected_path, encoding="utf-8"):
 # UNTESTED counts too: a requirement no case could exercise on this client is not a pass, and expected.yaml
 # must say why (for example, a client that never refreshes on a 401 leaves the 401-only behaviours untested).
 not_passing = {req for req, verdict in verdicts.items() if verdict in ("FAIL", "WARN", "ERROR", "KNOWN", "UNTESTED")}
-# Known false alarms of the suite (suite-false-alarms.yaml, `case` entries): a requirement whose failing cases
-# are all listed with it is the suite's fault, not the example's.
-alarms, entry = [], {}
-for line in open("Examples/adapters/suite-false-alarms.yaml", encoding="utf-8"):
-    m = re.match(r"\s*(-\s*)?(case|oracle|requirement):\s*(\S+)", line)
-    if m:
-        if m.group(1):
-            entry = {}
-            alarms.append(entry)
-        entry[m.group(2)] = m.group(3)
-try:
-    report = json.load(open(output + ".json", encoding="utf-8"))
-    failing_cases = {q["id"]: {c["id"] for c in q.get("cases") or [] if c.get("status") in ("fail", "error")}
-                     for q in report.get("requirements", [])}
-except (OSError, ValueError):
-    failing_cases = {}
-false_alarms = {}
-for req in sorted(not_passing - set(expected)):
-    listed = {a["case"] for a in alarms if a.get("requirement") == req and "case" in a}
-    if failing_cases.get(req) and failing_cases[req] <= listed:
-        false_alarms[req] = sorted(failing_cases[req])
 problems = []
-for req in sorted(not_passing - set(expected) - set(false_alarms)):
+for req in sorted(not_passing - set(expected)):
     problems.append(f"  {req}: {verdicts[req]}, expected to pass")
 for req in sorted(set(expected) - not_passing):
     problems.append(f"  {req}: {verdicts.get(req, 'absent')}, expected to fail ({expected[req]})")
 for case in errors:
     problems.append(f"  case {case} errored (an error is never expected)")
-if not expected and not false_alarms and status != 0:
+if not expected and status != 0:
     problems.append(f"  session-conformance exited {status}; expected 0")
 if problems:
     print(f"check: {name}: the verdicts changed ({expected_path}):")
@@ -195,11 +174,8 @@ if problems:
     print(f"check: {name}: the run's output follows")
     print(text[-12000:])
     sys.exit(1)
-for req, cases in false_alarms.items():
-    print(f"check: {name}: {req} fails in {', '.join(cases)} only: a known false alarm of the suite "
-          "(Examples/adapters/suite-false-alarms.yaml), not counted")
 print(f"check: {name}: {sum(v == 'PASS' for v in verdicts.values())} requirements pass; "
-      f"{len(not_passing) - len(false_alarms)} fail or warn, as expected.yaml says")
+      f"{len(not_passing)} fail or warn, as expected.yaml says")
 PY
     then
         failed=1
