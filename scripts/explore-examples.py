@@ -95,6 +95,7 @@ def main():
     parser.add_argument("--timeout", type=int, default=60, help="explore's --timeout: real seconds one step may take (default 60)")
     parser.add_argument("--binary", default=os.environ.get("SESSION_CONFORMANCE", ".build/debug/session-conformance"))
     parser.add_argument("--out", help="keep the outputs and shrunk cases here")
+    parser.add_argument("--no-shrink", action="store_true", help="explore's --no-shrink: faster, with replay ids only")
     arguments = parser.parse_args()
 
     os.chdir(ROOT)
@@ -138,7 +139,8 @@ def main():
                     stem = os.path.join(out, f"{name}-t{label}-s{seed}")
                     line = [arguments.binary, "explore", "--adapter", adapter, "--runs", str(arguments.runs),
                             "--seed", str(seed), "--jobs", str(arguments.jobs), "--timeout", str(arguments.timeout),
-                            "--shrink-dir", stem] + (["--world", world] if world else [])
+                            "--shrink-dir", stem] + (["--world", world] if world else []) \
+                        + (["--no-shrink"] if arguments.no_shrink else [])
                     started = time.monotonic()
                     done = subprocess.run(line, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
                     with open(stem + ".txt", "w", encoding="utf-8") as log:

@@ -178,8 +178,7 @@ struct CaseExecutor {
     /// failing a client for a deadline 001 allows ("Timeouts, 5xx and offline are retryable"). A case marked
     /// `timeouts` is about that deadline and goes on.
     private func abandonedOnDeadline(_ path: String, driver: ClientDriver, before index: Int) -> (reason: String, unmet: UnmetPrecondition)? {
-        guard !acceptanceCase.timeouts,
-              let abandoned = driver.heldAbandonedOnDeadline.first(where: { driver.world.matches(pattern: path, $0.request) }),
+        guard !acceptanceCase.timeouts, let abandoned = driver.takeAbandonedOnDeadline(matching: path).first,
               acceptanceCase.steps.dropFirst(index + 1).contains(where: { if case .expect = $0.action { true } else { false } })
         else { return nil }
         let request = "\(abandoned.request.method) \(abandoned.request.path)"

@@ -33,7 +33,7 @@ final class ClientDriver {
     /// HTTP effects the case holds back, in arrival order.
     private var held: [(id: String, request: HTTPRequestMessage)] = []
     /// Held requests the client abandoned while the clock moved (its own deadline), with the step that moved it.
-    private(set) var heldAbandonedOnDeadline: [(step: Int, request: HTTPRequestMessage)] = []
+    private var heldAbandonedOnDeadline: [(step: Int, request: HTTPRequestMessage)] = []
     /// Whether the current step is moving the clock: an abandon meanwhile is the client's deadline.
     private var clockMoving = false
     private var sleeps: [(id: String, deadline: Double)] = []
@@ -87,6 +87,14 @@ final class ClientDriver {
     }
 
     func setOnline(_ online: Bool) { world.online = online }
+
+    /// The held requests matching `path` that the client abandoned on its own deadline, oldest first, in this
+    /// process and not taken yet: a `release` of the path takes them.
+    func takeAbandonedOnDeadline(matching path: String) -> [(step: Int, request: HTTPRequestMessage)] {
+        let taken = heldAbandonedOnDeadline.filter { world.matches(pattern: path, $0.request) }
+        heldAbandonedOnDeadline.removeAll { world.matches(pattern: path, $0.request) }
+        return taken
+    }
 
     /// Before the step that may send a request a later `refreshDue` finds held (`HeldClockRule.approaches`): the
     /// clock moves to `HeldClockRule.expiryApproach` seconds short of the access tokens' expiry, so that the
@@ -231,6 +239,7 @@ final class ClientDriver {
         stopLoopback()
         record(.processKilled(instance: instance, reason: reason))
         held = []
+        heldAbandonedOnDeadline = []
         sleeps = []
         effectTypes = [:]
         closedEffects = []
