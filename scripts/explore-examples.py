@@ -5,7 +5,9 @@ For each example and each value of --request-timeout (docs/porting-guide.md, Rea
 runs `session-conformance explore --adapter "COMMAND --request-timeout T" --runs N --seed S` and reads the distinct
 failures explore prints (`FAIL REQ, ... by oracle:NAME`, or `FAIL error:KIND`). A failure is expected when every
 requirement it charges is listed in the example's expected.yaml, in the format Examples/adapters/check.sh reads
-(an entry with the comment line `# not with --request-timeout: WHY` is not expected with a timeout); an adapter
+(an entry with the comment line `# not with --request-timeout: WHY` is not expected with a timeout), or in its
+expected-explore.yaml, same format: what only exploration finds (`run` passes it, so expected.yaml, which
+`run --expected-failures` reads too, cannot list it); an adapter
 error (`error:hung`, `error:protocolViolation`, ...) never is. So a correct client (the Python example, whose
 expected.yaml is empty) must show no failure at all: each one it shows is either a bug of the client or a false
 alarm of the suite, and both must be seen.
@@ -134,6 +136,9 @@ def main():
                 label = "none" if timeout is None else f"{timeout:g}"
                 adapter = command if timeout is None else f"{command} --request-timeout {label}"
                 expected = expected_failures(os.path.join("Examples/adapters", folder, "expected.yaml"), timeout is not None)
+                beyond_run = os.path.join("Examples/adapters", folder, "expected-explore.yaml")
+                if os.path.exists(beyond_run):
+                    expected |= expected_failures(beyond_run, timeout is not None)
                 runs = listed = 0
                 for seed in seeds:
                     stem = os.path.join(out, f"{name}-t{label}-s{seed}")
