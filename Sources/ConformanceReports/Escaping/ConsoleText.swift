@@ -10,24 +10,7 @@
 public enum ConsoleText {
     /// `text` on one line, every character a terminal or a log would act on shown as an escape.
     public static func escaped(_ text: String) -> String {
-        var output = ""
-        output.unicodeScalars.reserveCapacity(text.unicodeScalars.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\\": output += "\\\\"
-            case "\n": output += "\\n"
-            case "\r": output += "\\r"
-            case "\t": output += "\\t"
-            case "\u{1B}": output += "\\e"
-            default:
-                if UnsafeText.isUnsafe(scalar) {
-                    output += UnsafeText.visible(scalar)
-                } else {
-                    output.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return output
+        UnsafeText.map(text, ["\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\u{1B}": "\\e"])
     }
 
     /// A line the suite prints: `line` with its client text already escaped (or none), guarded against a
@@ -60,6 +43,24 @@ public enum UnsafeText {
         case 0xFFFE, 0xFFFF, 0xFFF9...0xFFFB: true  // noncharacters and interlinear annotations
         default: false
         }
+    }
+
+    /// The one escaping engine of every format: `text` with each scalar of `replacements` replaced by its text,
+    /// and every other unsafe scalar by `unsafe(scalar)` (by default ``visible(_:)``).
+    public static func map(_ text: String, _ replacements: [Unicode.Scalar: String],
+                           unsafe: (Unicode.Scalar) -> String = visible) -> String {
+        var output = ""
+        output.unicodeScalars.reserveCapacity(text.unicodeScalars.count)
+        for scalar in text.unicodeScalars {
+            if let replacement = replacements[scalar] {
+                output += replacement
+            } else if isUnsafe(scalar) {
+                output += unsafe(scalar)
+            } else {
+                output.unicodeScalars.append(scalar)
+            }
+        }
+        return output
     }
 
     /// `\u{202E}`: the scalar's code, visible and inert in every format.

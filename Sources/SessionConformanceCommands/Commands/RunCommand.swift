@@ -185,14 +185,14 @@ enum RunCommand: Command {
         do {
             (result, report) = try reporting.execute { done, total, outcome in progress.caseEnded(done, total, outcome) }
         } catch {
-            console.err("run: \(error)\n")
+            console.err(ConsoleText.lines("run: \(error)") + "\n")
             return .specOrUsageError
         }
         progress.finish()
         let summary = TextSummaryWriter.render(report, verbose: arguments.flags.contains("verbose"), width: ConsoleWidth.current())
         console.out(console.colors ? ConsoleStyle.colorize(summary) : summary)
         if let world = result.world, let hint = WorldMismatch.hint(in: result.outcomes, profile: world) {
-            console.err("run: hint: \(hint)\n")
+            console.err(ConsoleText.lines("run: hint: \(hint)") + "\n")
         }
         let failedReport = try writeReports(report, requests, console: console)
         let failedWrite = writeExpectedFailures(report, arguments, console: console) ?? failedReport
