@@ -171,17 +171,7 @@ public enum ReportFile {
     }
 
     /// What a file of this mode is, for a message: "a FIFO (named pipe)".
-    static func kind(_ mode: mode_t) -> String {
-        switch mode & S_IFMT {
-        case S_IFDIR: "a folder"
-        case S_IFIFO: "a FIFO (named pipe)"
-        case S_IFSOCK: "a socket"
-        case S_IFCHR: "a character device"
-        case S_IFBLK: "a block device"
-        case S_IFLNK: "a symbolic link"
-        default: "not a regular file"
-        }
-    }
+    static func kind(_ mode: mode_t) -> String { BoundedFile.kind(mode) }
 
     /// "64 MiB" for whole mebibytes, else the bytes.
     static func size(_ bytes: Int) -> String {
