@@ -132,11 +132,6 @@ public enum TAPReportWriter {
     /// line break, carriage return or escape sequence of it can start a line of its own.
     static func line(_ text: String) -> String { ConsoleText.escaped(text) }
 
-    /// A double-quoted YAML scalar; what is not text as `\uXXXX`, which YAML reads back.
-    static func scalar(_ text: String) -> String {
-        "\"" + UnsafeText.map(text, ["\"": "\\\"", "\\": "\\\\", "\n": "\\n", "\t": "\\t"]) { scalar in
-            let hex = String(scalar.value, radix: 16)
-            return "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
-        } + "\""
-    }
+    /// A double-quoted YAML scalar (``YAMLText``).
+    static func scalar(_ text: String) -> String { YAMLText.quoted(text) }
 }
