@@ -88,6 +88,20 @@ struct BadgeAndExpectedFailuresWriterTests {
         #expect(try Runs.expectedFailures(yaml).entries.isEmpty)
     }
 
+    @Test("every hostile string survives the YAML round trip as a reason, and the file's comment holds no line break")
+    func hostileReasons() throws {
+        var report = Runs.shared.defective
+        let index = try #require(report.requirements.firstIndex { $0.status == .fail && !$0.evidence.isEmpty })
+        let message = HostileCorpus.strings.joined(separator: " ")
+        report.requirements[index].evidence[0].message = message
+        report.adapter.description = "adapter\n- id: FORGED\u{FFFE}"
+        let yaml = ExpectedFailuresWriter.render(report)
+        let parsed = try Runs.expectedFailures(yaml)
+        let entry = try #require(parsed.entries.first { $0.id == report.requirements[index].id })
+        #expect(entry.reason == "\(report.requirements[index].evidence[0].caseID): \(message)")
+        #expect(!parsed.entries.contains { $0.id.contains("FORGED") })
+    }
+
     @Test("reasons with quotes, backslashes and line breaks survive the YAML round trip")
     func quotedReasons() throws {
         let reason = "expected \"a\"\\b\nthen\tc"

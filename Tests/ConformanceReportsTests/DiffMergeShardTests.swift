@@ -128,6 +128,10 @@ struct MergeTests {
         var otherSpec = shards[1]
         otherSpec.spec.digest = "sha256:" + String(repeating: "0", count: 64)
         #expect(message([("a", shards[0]), ("b", otherSpec), ("c", shards[2])]).contains("spec digests differ"))
+        var otherVersion = shards[1]
+        otherVersion.spec.version = "9.9"
+        #expect(message([("a", shards[0]), ("b", otherVersion), ("c", shards[2])])
+                == "b and a are not shards of one run: their spec versions differ (9.9 vs \(shards[0].spec.versionText))")
         #expect(message([("a", Runs.shared.reference), ("b", shards[1])]).contains("not a shard report"))
     }
 }

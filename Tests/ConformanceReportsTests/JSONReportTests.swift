@@ -101,6 +101,21 @@ struct JSONReportTests {
             #expect(error.description.hasPrefix("c.json: missing"), "\(error)")
         }
     }
+
+    @Test("a number too large for a double (1e999) is refused with where it is")
+    func overflowingNumber() throws {
+        let text = JSONReportWriter.render(Runs.shared.reference)
+        let key = #""durationSeconds": "#
+        let range = try #require(text.range(of: key))
+        let end = try #require(text[range.upperBound...].firstIndex { $0 == "," || $0 == "\n" })
+        let edited = text.replacingCharacters(in: range.upperBound..<end, with: "1e999")
+        do {
+            _ = try JSONReportWriter.read(edited, file: "d.json")
+            Issue.record("1e999 was read")
+        } catch {
+            #expect(error.description == "d.json: a number too large for a double (such as 1e999) at $.cases[0].durationSeconds")
+        }
+    }
 }
 
 @Suite("Reports of a client that cannot start")

@@ -139,6 +139,6 @@ struct ReportPathTests {
         let diff = cli("diff", missing, missing)
         #expect(diff.console.stderr == "error: cannot read \(missing): No such file or directory\n")
         let merge = cli("merge", folder.url.path)
-        #expect(merge.console.stderr == "error: cannot read \(folder.url.path): it is a folder\n")
+        #expect(merge.console.stderr == "error: cannot read \(folder.url.path): it is a folder; only a regular file is read\n")
     }
 }

@@ -26,6 +26,8 @@ struct InterruptionTests {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
+        // A run the signal did not stop is stopped the way it handles, so its adapters go with it.
+        defer { if process.isRunning { process.terminate() } }
         var descendants: [Int32] = []
         for _ in 0..<3000 where descendants.count < 2 {
             usleep(10_000)
@@ -60,6 +62,14 @@ struct InterruptionTests {
     func sigterm() throws {
         let (status, descendants, report) = try Self.interrupt(with: SIGTERM)
         #expect(status == 143)
+        for descendant in descendants { #expect(!Self.isRunning(descendant), "process \(descendant) was left behind") }
+        #expect((report["run"] as? [String: Any])?["completed"] as? Bool == false)
+    }
+
+    @Test("SIGHUP is handled as SIGTERM: adapters killed, the report written marked incomplete, exit 129")
+    func sighup() throws {
+        let (status, descendants, report) = try Self.interrupt(with: SIGHUP)
+        #expect(status == 129)
         for descendant in descendants { #expect(!Self.isRunning(descendant), "process \(descendant) was left behind") }
         #expect((report["run"] as? [String: Any])?["completed"] as? Bool == false)
     }

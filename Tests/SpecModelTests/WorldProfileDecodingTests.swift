@@ -232,11 +232,11 @@ struct WorldProfileDecodingTests {
             + "..." + String(repeating: "a: {", count: 30) + "...\n" + String(repeating: " ", count: 63) + "^\n")
     }
 
-    @Test("a world file with no end (a device) is read only up to the size limit, then refused")
+    @Test("a world file that is a device is refused at once, before a byte is read")
     func endlessFile() {
         let load = SpecLoader.load(files: ["/dev/zero"])
         #expect(load.renderer.render(load.diagnostics)
-            == "/dev/zero:1:1: error: the file has more than 4194304 bytes; a spec file may have at most 4194304 (4 MiB)\n")
+            == "/dev/zero:1:1: error: cannot read the file (it is a character device; only a regular file is read)\n")
     }
 
     @Test("two profiles with one name are an error that points at the first")

@@ -23,14 +23,26 @@ struct BoundedFileTests {
         #expect(BoundedFile.read(over, limit: 10) == .failure(.tooLarge(size: 11)))
     }
 
-    @Test("a file with no end is read one byte past the limit, then refused")
-    func endlessFile() {
-        #expect(BoundedFile.read("/dev/zero", limit: 100_000) == .failure(.tooLarge(size: nil)))
+    @Test("a device is refused at once, before a byte is read")
+    func deviceRefused() {
+        #expect(BoundedFile.read("/dev/zero", limit: 100_000)
+                == .failure(.unreadable(reason: "it is a character device; only a regular file is read")))
+    }
+
+    @Test("a /proc file, whose size says 0, is read up to the limit")
+    func procFile() throws {
+        guard case .success(let bytes) = BoundedFile.read("/proc/self/status", limit: 1 << 20) else {
+            Issue.record("/proc/self/status was not read")
+            return
+        }
+        #expect(!bytes.isEmpty)
+        #expect(BoundedFile.read("/proc/self/status", limit: 10) == .failure(.tooLarge(size: nil)))
     }
 
     @Test("a folder or a missing file is unreadable, with the reason")
     func unreadable() {
-        #expect(BoundedFile.read(FileManager.default.temporaryDirectory.path) == .failure(.unreadable(reason: "it is a folder")))
+        #expect(BoundedFile.read(FileManager.default.temporaryDirectory.path)
+                == .failure(.unreadable(reason: "it is a folder; only a regular file is read")))
         #expect(BoundedFile.read("/nonexistent/spec.yaml") == .failure(.unreadable(reason: "No such file or directory")))
     }
 

@@ -45,8 +45,16 @@ public enum ReportFile {
         try write(Array(text.utf8), to: path)
     }
 
+    /// Writes `text` as a new file at `path` that the suite owns (a shrunk case): a symbolic link there is
+    /// replaced by the file, never followed, so the file it points to is left as it is.
+    public static func writeReplacingLinks(_ text: String, to path: String) throws(Error) {
+        try write(Array(text.utf8), to: path, followingLinks: false)
+    }
+
     /// Writes `bytes` as the whole content of the regular file `path` names, creating its folder if needed.
-    public static func write(_ bytes: [UInt8], to path: String) throws(Error) {
+    /// `followingLinks`: a symbolic link at `path` is followed to the regular file it names (a report path the
+    /// user gave); otherwise the link itself is replaced.
+    public static func write(_ bytes: [UInt8], to path: String, followingLinks: Bool = true) throws(Error) {
         func failure(_ reason: String) -> Error { Error(path: path, reason: reason, reading: false) }
         guard !path.isEmpty else { throw failure("the path is empty") }
         guard !path.hasSuffix("/") else { throw failure("the path ends with '/', so it names a folder, not a file") }
@@ -55,7 +63,7 @@ public enum ReportFile {
             guard errno == ENOENT || errno == ENOTDIR else { throw failure(systemText()) }
             if let problem = createFolders(parent(of: path)) { throw failure(problem) }
         }
-        let target = try regularTarget(path)
+        let target = followingLinks ? try regularTarget(path) : try entryTarget(path)
         let folder = parent(of: target.path)
         // Beside the file it replaces, so the rename stays in one file system.
         var temporary = ""
@@ -122,6 +130,21 @@ public enum ReportFile {
         return (current, info.st_mode & 0o7777)
     }
 
+    /// The file a write replaces or creates without following links: `path` itself, when it is nothing, a
+    /// regular file (its mode kept) or a symbolic link (replaced by the file); anything else is refused.
+    private static func entryTarget(_ path: String) throws(Error) -> (path: String, mode: mode_t?) {
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            guard errno == ENOENT else { throw Error(path: path, reason: systemText(), reading: false) }
+            return (path, nil)
+        }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return (path, info.st_mode & 0o7777)
+        case S_IFLNK: return (path, nil)
+        default: throw Error(path: path, reason: "it is \(kind(info.st_mode)); a file is written to a regular file only", reading: false)
+        }
+    }
+
     private static func linkDestination(_ path: String) -> String? {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let count = readlink(path, &buffer, buffer.count - 1)
@@ -148,17 +171,7 @@ public enum ReportFile {
     }
 
     /// What a file of this mode is, for a message: "a FIFO (named pipe)".
-    static func kind(_ mode: mode_t) -> String {
-        switch mode & S_IFMT {
-        case S_IFDIR: "a folder"
-        case S_IFIFO: "a FIFO (named pipe)"
-        case S_IFSOCK: "a socket"
-        case S_IFCHR: "a character device"
-        case S_IFBLK: "a block device"
-        case S_IFLNK: "a symbolic link"
-        default: "not a regular file"
-        }
-    }
+    static func kind(_ mode: mode_t) -> String { BoundedFile.kind(mode) }
 
     /// "64 MiB" for whole mebibytes, else the bytes.
     static func size(_ bytes: Int) -> String {

@@ -208,6 +208,7 @@ public struct ReportDiff: Sendable {
         let suiteCount = suiteChanges.isEmpty ? "" : "; \(suiteChanges.count) worse verdict\(suiteChanges.count == 1 ? "" : "s") from the suite"
         lines.append((hasRegressions ? "result: \(regressions.count) regression\(regressions.count == 1 ? "" : "s")"
                                      : "result: no regression") + suiteCount)
-        return lines.joined(separator: "\n") + "\n"
+        // IDs, levels and notes come from the reports, which are untrusted: every line through the console's escaping.
+        return lines.map(ConsoleText.line).joined(separator: "\n") + "\n"
     }
 }

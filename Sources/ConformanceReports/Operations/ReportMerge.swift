@@ -16,6 +16,7 @@ public enum ReportMerge {
             }
             if report.suite != first.suite { throw differ("suite versions", first.suite.version, report.suite.version) }
             if report.spec.digest != first.spec.digest { throw differ("spec digests", first.spec.digest, report.spec.digest) }
+            if report.spec.version != first.spec.version { throw differ("spec versions", first.spec.versionText, report.spec.versionText) }
             if report.adapter != first.adapter { throw differ("adapters", first.adapter.description, report.adapter.description) }
             if report.run.seed != first.run.seed { throw differ("seeds", first.run.seed, report.run.seed) }
             if report.run.world != first.run.world {

@@ -6,7 +6,7 @@ public enum ExpectedFailuresWriter {
     public static func render(_ report: ComplianceReport) -> String {
         var lines = [
             "# Expected failures for session-conformance run --expected-failures (docs/ci.md).",
-            "# Written from a run of \(report.adapter.description); replace each reason with why, and a ticket.",
+            "# Written from a run of \(ConsoleText.escaped(report.adapter.description)); replace each reason with why, and a ticket.",
         ]
         let listed = report.requirements.filter { [.fail, .warn, .known].contains($0.status) }
         if listed.isEmpty { lines.append("[]") }
@@ -23,20 +23,6 @@ public enum ExpectedFailuresWriter {
         return requirement.reason ?? "\(requirement.status.rawValue) (no finding recorded)"
     }
 
-    /// A YAML double-quoted scalar on one line.
-    public static func quoted(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\t": result += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                result += "\\x" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16, uppercase: true)
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
-    }
+    /// A YAML double-quoted scalar on one line (``YAMLText``), which the suite reads back whatever it holds.
+    public static func quoted(_ text: String) -> String { YAMLText.quoted(text) }
 }

@@ -31,6 +31,9 @@ public enum JSONReportWriter {
         } catch {
             throw ReadError(description: "\(file) is not JSON: \(error)")
         }
+        if let place = nonFinite(value, at: "$") {
+            throw ReadError(description: "\(file): a number too large for a double (such as 1e999) at \(place)")
+        }
         guard let version = value["formatVersion"]?.int else {
             throw ReadError(description: "\(file) is not a session-conformance report (no formatVersion)")
         }
@@ -59,6 +62,19 @@ public enum JSONReportWriter {
             throw ReadError(description: error.description)
         }
         return try read(String(decoding: bytes, as: UTF8.self), file: path)
+    }
+
+    /// Where the first number that overflows a double is (`$.summary.durationSeconds`), or nil: the decoder
+    /// would refuse it without saying where.
+    private static func nonFinite(_ value: JSONValue, at place: String) -> String? {
+        switch value {
+        case .double(let number): return number.isFinite ? nil : place
+        case .array(let items):
+            return items.enumerated().lazy.compactMap { nonFinite($0.element, at: "\(place)[\($0.offset)]") }.first
+        case .object(let members):
+            return members.keys.sorted().lazy.compactMap { nonFinite(members[$0]!, at: "\(place).\($0)") }.first
+        case .null, .bool, .int, .string: return nil
+        }
     }
 
     private static func path(_ codingPath: [any CodingKey]) -> String {

@@ -261,44 +261,10 @@ public enum JUnitReportWriter {
         values.keys.sorted().map { " \($0)=\"\(escapeAttribute(values[$0]!))\"" }.joined()
     }
 
-    /// Drops what XML 1.0 cannot hold: C0 controls other than tab, newline and carriage return, and U+FFFE/U+FFFF.
-    static func xmlSafe(_ text: String) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.filter { scalar in
-            let value = scalar.value
-            if value < 0x20 { return value == 0x09 || value == 0x0A || value == 0x0D }
-            return value != 0xFFFE && value != 0xFFFF
-        }))
-    }
+    /// What XML 1.0 cannot hold, and what a reader should not be shown raw, made visible (``HTMLText``).
+    static func xmlSafe(_ text: String) -> String { HTMLText.xmlSafe(text) }
 
-    static func escapeText(_ text: String) -> String {
-        var output = ""
-        for scalar in xmlSafe(text).unicodeScalars {
-            switch scalar {
-            case "&": output += "&amp;"
-            case "<": output += "&lt;"
-            case ">": output += "&gt;"
-            case "\r": output += "&#13;"
-            default: output.unicodeScalars.append(scalar)
-            }
-        }
-        return output
-    }
+    static func escapeText(_ text: String) -> String { HTMLText.xmlText(text) }
 
-    static func escapeAttribute(_ text: String) -> String {
-        var output = ""
-        for scalar in xmlSafe(text).unicodeScalars {
-            switch scalar {
-            case "&": output += "&amp;"
-            case "<": output += "&lt;"
-            case ">": output += "&gt;"
-            case "\"": output += "&quot;"
-            case "'": output += "&apos;"
-            case "\n": output += "&#10;"
-            case "\r": output += "&#13;"
-            case "\t": output += "&#9;"
-            default: output.unicodeScalars.append(scalar)
-            }
-        }
-        return output
-    }
+    static func escapeAttribute(_ text: String) -> String { HTMLText.xmlAttribute(text) }
 }

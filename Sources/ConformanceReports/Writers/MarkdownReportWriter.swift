@@ -35,9 +35,9 @@ public enum MarkdownReportWriter {
         out.append("| profile | verdict | MUST passed | warnings | blocking |")
         out.append("| --- | --- | --- | --- | --- |")
         for verdict in report.certification {
-            let blocking = verdict.blocking.prefix(4).map { "`\($0.id)`" }.joined(separator: ", ")
+            let blocking = verdict.blocking.prefix(4).map { "`\(code($0.id))`" }.joined(separator: ", ")
                 + (verdict.blocking.count > 4 ? ", ..." : "")
-            out.append("| \(verdict.profile) | \(icon(verdict.verdict)) \(TextSummaryWriter.verdictWord(verdict.verdict)) | "
+            out.append("| \(cell(verdict.profile)) | \(icon(verdict.verdict)) \(TextSummaryWriter.verdictWord(verdict.verdict)) | "
                        + "\(verdict.mustPassed)/\(verdict.mustTotal) | \(verdict.warnings.count) | \(blocking.isEmpty ? "" : blocking) |")
         }
         out.append("")
@@ -57,7 +57,7 @@ public enum MarkdownReportWriter {
         if let failure = report.run.startupFailure {
             out.append("### The adapter could not be started")
             out.append("")
-            out.append(cell(failure.message))
+            out.append(MarkdownText.paragraph(failure.message))
             out.append("")
             if !failure.stderrTail.isEmpty { out += fenced(failure.stderrTail) }
         }
@@ -84,8 +84,8 @@ public enum MarkdownReportWriter {
         for requirement in report.requirements {
             let cases = requirement.cases.map { "\($0.id) (\($0.status.rawValue))" }.joined(separator: ", ")
             let detail = requirement.expectedFailure.map { "expected: \($0)" } ?? requirement.reason ?? cases
-            tail.append("| \(statusIcon(requirement.status)) \(requirement.status.rawValue) | \(requirement.level) | "
-                       + "`\(requirement.id)` \(cell(requirement.title)) | \(cell(detail)) |")
+            tail.append("| \(statusIcon(requirement.status)) \(requirement.status.rawValue) | \(cell(requirement.level)) | "
+                       + "`\(code(requirement.id))` \(cell(requirement.title)) | \(cell(detail)) |")
         }
         tail.append("")
         tail.append("</details>")
@@ -95,13 +95,13 @@ public enum MarkdownReportWriter {
         tail.append("| | |")
         tail.append("| --- | --- |")
         tail.append("| suite | session-conformance \(cell(report.suite.version)) |")
-        tail.append("| spec | version \(cell(report.spec.versionText)); `\(report.spec.digest)` (\(report.spec.files.count) files) |")
+        tail.append("| spec | version \(cell(report.spec.versionText)); `\(code(report.spec.digest))` (\(report.spec.files.count) files) |")
         tail.append("| client | \(cell(client)); capabilities: \(cell(report.adapter.capabilities.joined(separator: ", ")))"
                    + " |")
         tail.append("| adapter | `\(code(report.adapter.description))` |")
-        tail.append("| seed | \(report.run.seed) |")
+        tail.append("| seed | \(cell(report.run.seed)) |")
         if let world = report.run.world { tail.append("| world | \(cell(world)) |") }
-        tail.append("| started, finished | \(report.run.startedAt), \(report.run.finishedAt) |")
+        tail.append("| started, finished | \(cell(report.run.startedAt)), \(cell(report.run.finishedAt)) |")
         tail.append("| completed | \(report.run.completed ? "yes" : "no") |")
         if let shard = report.run.shard { tail.append("| shard | \(shard) |") }
         tail.append("")
@@ -126,11 +126,11 @@ public enum MarkdownReportWriter {
             }
             if !omitted.isEmpty {
                 out.append("Not shown, to fit a comment (see the HTML or JSON report): "
-                           + omitted.map { "`\($0)`" }.joined(separator: ", "))
+                           + omitted.map { "`\(code($0))`" }.joined(separator: ", "))
                 out.append("")
             }
             for entry in unexpected {
-                out.append("- ⚠️ expected failure `\(entry.id)` now passes (\(cell(entry.reason)))"
+                out.append("- ⚠️ expected failure `\(code(entry.id))` now passes (\(cell(entry.reason)))"
                            + (report.expectedFailures?.strict == true ? ": the gate fails until it is removed from the file" : ""))
             }
             if !unexpected.isEmpty { out.append("") }
@@ -223,7 +223,7 @@ public enum MarkdownReportWriter {
 
     private static func failureBlock(_ requirement: RequirementReport, report: ComplianceReport) -> [String] {
         var block: [String] = []
-        let label = "\(statusIcon(requirement.status)) <code>\(html(requirement.id))</code> (\(requirement.level), "
+        let label = "\(statusIcon(requirement.status)) <code>\(html(requirement.id))</code> (\(html(requirement.level)), "
             + "\(requirement.status.rawValue)): \(html(requirement.title))"
         block.append("<details><summary>\(label)</summary>")
         block.append("")
@@ -290,51 +290,15 @@ public enum MarkdownReportWriter {
         }
     }
 
-    /// Text for a table cell or a line: one line, no table breaks, no HTML.
-    static func cell(_ text: String) -> String {
-        var output = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "|": output += "\\|"
-            case "<": output += "&lt;"
-            case ">": output += "&gt;"
-            case "&": output += "&amp;"
-            case "\n", "\r", "\t": output += " "
-            case "*", "_", "`", "[", "]", "\\": output += "\\" + String(scalar)
-            default: if scalar.value >= 0x20 && scalar.value != 0x7F { output.unicodeScalars.append(scalar) }
-            }
-        }
-        return output
-    }
+    /// Text for a table cell or a line (``MarkdownText/inline(_:)``).
+    static func cell(_ text: String) -> String { MarkdownText.inline(text) }
 
-    /// Text inside inline code, which is literal: only backticks, line breaks and table pipes need care.
-    static func code(_ text: String) -> String {
-        var output = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "`": output += "'"
-            case "|": output += "\\|"
-            case "\n", "\r", "\t": output += " "
-            default: if scalar.value >= 0x20 && scalar.value != 0x7F { output.unicodeScalars.append(scalar) }
-            }
-        }
-        return output
-    }
+    /// Text inside inline code (``MarkdownText/code(_:)``).
+    static func code(_ text: String) -> String { MarkdownText.code(text) }
 
-    static func html(_ text: String) -> String {
-        HTMLReportWriter.escape(text)
-    }
+    /// Text inside the comment's HTML elements (``MarkdownText/html(_:)``).
+    static func html(_ text: String) -> String { MarkdownText.html(text) }
 
-    /// A fenced block whose fence is longer than any run of backticks inside it.
-    static func fenced(_ text: String, language: String = "text") -> [String] {
-        var longest = 0
-        var run = 0
-        for character in text {
-            run = character == "`" ? run + 1 : 0
-            longest = max(longest, run)
-        }
-        let fence = String(repeating: "`", count: max(3, longest + 1))
-        let clean = String(String.UnicodeScalarView(text.unicodeScalars.filter { $0.value >= 0x20 || $0 == "\n" || $0 == "\t" }))
-        return [fence + language, clean, fence, ""]
-    }
+    /// A fenced block that no line of `text` can close (``MarkdownText/fenced(_:language:)``).
+    static func fenced(_ text: String, language: String = "text") -> [String] { MarkdownText.fenced(text, language: language) }
 }

@@ -17,11 +17,11 @@ public enum TAPReportWriter {
     public static func render(_ report: ComplianceReport) -> String {
         var lines = ["TAP version 13"]
         lines.append("1..\(report.requirements.count)")
-        lines.append("# session-conformance \(report.suite.version); spec version \(report.spec.versionText) \(report.spec.digest); seed \(report.run.seed)"
-                     + (report.run.world.map { "; world \($0)" } ?? ""))
+        lines.append(line("# session-conformance \(report.suite.version); spec version \(report.spec.versionText) \(report.spec.digest); "
+                          + "seed \(report.run.seed)" + (report.run.world.map { "; world \($0)" } ?? "")))
         let client = report.adapter.implementation.map { "\($0.name) \($0.version)" } ?? report.adapter.description
         lines.append("# client: \(line(client)); capabilities: "
-                     + (report.adapter.capabilities.isEmpty ? "none" : report.adapter.capabilities.joined(separator: ", ")))
+                     + (report.adapter.capabilities.isEmpty ? "none" : line(report.adapter.capabilities.joined(separator: ", "))))
         if let shard = report.run.shard { lines.append("# shard \(shard)") }
         if let explored = report.explorationVerdict { lines.append("# exploration: \(line(explored))") }
         if let failure = report.run.startupFailure { lines.append("# the adapter could not be started: \(line(failure.message))") }
@@ -35,7 +35,7 @@ public enum TAPReportWriter {
         for (offset, requirement) in report.requirements.enumerated() {
             let number = offset + 1
             // A '#' in a description would start a directive: TAP escapes it with a backslash.
-            let description = "\(requirement.id) (\(requirement.level)) \(line(requirement.title))"
+            let description = line("\(requirement.id) (\(requirement.level)) \(requirement.title)")
                 .replacingOccurrences(of: "#", with: "\\#")
             switch requirement.status {
             case .pass where unexpected.contains(requirement.id):
@@ -67,7 +67,7 @@ public enum TAPReportWriter {
             }
         }
         for (id, verdict) in report.certification.map({ ($0.profile, $0.verdict) }) {
-            lines.append("# certification \(id): \(TextSummaryWriter.verdictWord(verdict))")
+            lines.append("# certification \(line(id)): \(TextSummaryWriter.verdictWord(verdict))")
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -75,7 +75,7 @@ public enum TAPReportWriter {
     /// A YAML block (indented two spaces, between `---` and `...`), in the YAMLish subset TAP consumers
     /// read: block mappings and lists, double-quoted scalars, no flow collections or block scalars.
     private static func diagnostics(_ requirement: RequirementReport, report: ComplianceReport) -> [String] {
-        var block = ["  ---", "  status: \(requirement.status.rawValue)", "  level: \(requirement.level)"]
+        var block = ["  ---", "  status: \(requirement.status.rawValue)", "  level: \(scalar(requirement.level))"]
         if let reason = requirement.reason { block.append("  reason: \(scalar(reason))") }
         if let expected = requirement.expectedFailure { block.append("  expected: \(scalar(expected))") }
         if requirement.status != .pass, let cause = report.rootCauses?.first(where: { $0.requirements.contains(requirement.id) }) {
@@ -99,7 +99,7 @@ public enum TAPReportWriter {
         if !requirement.evidence.isEmpty {
             block.append("  evidence:")
             for evidence in requirement.evidence {
-                block.append("    - case: \(evidence.caseID)")
+                block.append("    - case: \(scalar(evidence.caseID))")
                 block.append("      step: \(evidence.step)")
                 block.append("      check: \(scalar(evidence.check))")
                 block.append("      message: \(scalar(evidence.fullMessage))")
@@ -118,7 +118,7 @@ public enum TAPReportWriter {
         let errored = report.cases.filter { testCase in testCase.status == .error && requirement.cases.contains { $0.id == testCase.id } }
         for testCase in errored {
             block.append("  error:")
-            block.append("    case: \(testCase.id)")
+            block.append("    case: \(scalar(testCase.id))")
             block.append("    reason: \(scalar(testCase.reason ?? "the adapter failed"))")
             block.append("    reproduce: \(scalar(testCase.reproduce))")
         }
@@ -133,29 +133,10 @@ public enum TAPReportWriter {
         }.joined(separator: "; ")
     }
 
-    /// One line, without control characters (TAP is line-based).
-    static func line(_ text: String) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : $0 }))
-    }
+    /// One line (TAP is line-based): client text through the console's escaping (``ConsoleText``), so no
+    /// line break, carriage return or escape sequence of it can start a line of its own.
+    static func line(_ text: String) -> String { ConsoleText.escaped(text) }
 
-    /// A double-quoted YAML scalar.
-    static func scalar(_ text: String) -> String {
-        var output = "\""
-        for character in text.unicodeScalars {
-            switch character {
-            case "\"": output += "\\\""
-            case "\\": output += "\\\\"
-            case "\n": output += "\\n"
-            case "\t": output += "\\t"
-            default:
-                if character.value < 0x20 || character.value == 0x7F {
-                    let hex = String(character.value, radix: 16)
-                    output += "\\x" + (hex.count < 2 ? "0" : "") + hex
-                } else {
-                    output.unicodeScalars.append(character)
-                }
-            }
-        }
-        return output + "\""
-    }
+    /// A double-quoted YAML scalar (``YAMLText``).
+    static func scalar(_ text: String) -> String { YAMLText.quoted(text) }
 }

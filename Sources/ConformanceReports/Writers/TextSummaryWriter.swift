@@ -30,13 +30,13 @@ public enum TextSummaryWriter {
         if let failure = report.run.startupFailure {
             // One clear error: no case ran, so a list of untested requirements would only hide it.
             lines.append("error: the adapter could not be started: \(failure.message)")
-            if !failure.stderrTail.isEmpty { lines.append("adapter stderr (tail):\n" + failure.stderrTail) }
+            if !failure.stderrTail.isEmpty { lines += ["adapter stderr (tail):"] + quoted(failure.stderrTail, indent: "  ") }
             lines.append("hint: run the adapter's command by hand; its first line must be a 'hello' (docs/adapter-protocol.md)")
             lines.append("")
             lines.append("certification: " + report.certification.map { "\($0.profile) \(verdictWord($0.verdict))" }.joined(separator: "; ")
                          + " (no case ran)")
             lines.append(totals(report))
-            return lines.joined(separator: "\n") + "\n"
+            return lines.map(ConsoleText.line).joined(separator: "\n") + "\n"
         }
         lines += fixFirst(report, width: width)
         lines.append("")
@@ -87,8 +87,11 @@ public enum TextSummaryWriter {
                          + "): an error fails the run, whatever --expected-failures says")
         }
         // Every line fits, but the adapter's stderr, the commands to copy and the totals.
-        lines = lines.enumerated().map { index, line in exempt.contains(index) ? line : ConsoleWidth.fit(line, width) }
-        lines.append(totals(report))
+        // Client text is escaped (``ConsoleText``) before a line is fitted, so that the escapes count.
+        lines = lines.enumerated().map { index, line in
+            exempt.contains(index) ? ConsoleText.line(line) : ConsoleWidth.fit(ConsoleText.line(line), width)
+        }
+        lines.append(ConsoleText.line(totals(report)))
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -202,11 +205,17 @@ public enum TextSummaryWriter {
             lines.append("ERROR case \(testCase.id) (\(testCase.file)): \(testCase.reason ?? "the adapter failed")")
             if let tail = testCase.stderrTail, !tail.isEmpty {
                 lines.append("  adapter stderr (tail):")
-                lines += tail.split(separator: "\n", omittingEmptySubsequences: false).suffix(15).map { "    " + $0 }
+                lines += quoted(tail, indent: "    ").suffix(15)
             }
             lines.append("  reproduce: \(testCase.reproduce)")
         }
         return lines
+    }
+
+    /// An adapter's output, one line of it per line, each after `indent` and `| `: no line of it starts a line of
+    /// the summary (GitHub Actions reads a workflow command after leading spaces).
+    static func quoted(_ text: String, indent: String) -> [String] {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { indent + "| " + $0 }
     }
 
     /// Cases in which the adapter let real time pass in silence, and what to do about it.

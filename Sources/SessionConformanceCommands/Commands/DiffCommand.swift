@@ -32,7 +32,7 @@ enum DiffCommand: Command {
             old = try JSONReportWriter.read(path: oldPath)
             new = try JSONReportWriter.read(path: newPath)
         } catch {
-            console.err("error: \(error)\n")
+            console.err(ConsoleText.lines("error: \(error)") + "\n")
             return .specOrUsageError
         }
         let diff = ReportDiff.compare(old: old, new: new)

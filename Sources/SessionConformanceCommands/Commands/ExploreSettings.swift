@@ -71,6 +71,10 @@ extension ExploreCommand {
             program = arguments.program
             shrink = !arguments.flags.contains("no-shrink")
             shrinkDir = arguments.value("shrink-dir") ?? shrinkDir
+            var isFolder: ObjCBool = false
+            if shrink, FileManager.default.fileExists(atPath: shrinkDir, isDirectory: &isFolder), !isFolder.boolValue {
+                throw UsageError("--shrink-dir \(shrinkDir) is not a folder", hint: "give a folder (it is created if missing), or --no-shrink")
+            }
             specRoot = arguments.value("spec-root") ?? specRoot
             reports = try RunCommand.reportRequests(arguments)
             variant = arguments.value("variant")

@@ -47,7 +47,8 @@ struct ExploreShrinking {
         do {
             try prepareFolder()
         } catch {
-            console.err("explore: cannot write the shrunk cases to \(settings.shrinkDir): \(error)\n")
+            let reason = (error as? ReportFile.Error)?.reason ?? (error as NSError).localizedDescription
+            console.err("explore: cannot write the shrunk cases to \(settings.shrinkDir): \(reason)\n")
             return Outcome()
         }
         console.err("explore: shrinking \(result.failures.count) distinct failure\(result.failures.count == 1 ? "" : "s") into "
@@ -106,7 +107,8 @@ struct ExploreShrinking {
         let text = ShrunkCase.render(run: failure.run, id: id, key: failure.key, steps: shrunk, originalCount: steps.count,
                                      minimal: minimal, replay: settings.replayCommand(failure.run),
                                      reproduce: settings.reproduceCommand(caseID: id))
-        try ReportFile.write(text, to: path)
+        // The folder may hold links planted by anyone: a link at the case's path is replaced, never written through.
+        try ReportFile.writeReplacingLinks(text, to: path)
         let acceptanceCase = failure.run.acceptanceCase(steps: shrunk, id: id, title: ShrunkCase.title(failure.key),
                                                         file: WorkingDirectory.relative(path),
                                                         requirements: failure.key.requirements)

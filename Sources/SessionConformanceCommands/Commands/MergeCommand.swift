@@ -36,14 +36,14 @@ enum MergeCommand: Command {
                 reports.append((path, try JSONReportWriter.read(path: path)))
             }
         } catch {
-            console.err("error: \(error)\n")
+            console.err(ConsoleText.lines("error: \(error)") + "\n")
             return .specOrUsageError
         }
         let merged: ComplianceReport
         do {
             merged = try ReportMerge.merge(reports)
         } catch {
-            console.err("merge: \(error)\n")
+            console.err(ConsoleText.lines("merge: \(error)") + "\n")
             return .specOrUsageError
         }
         console.err(TextSummaryWriter.render(merged, width: ConsoleWidth.current()))

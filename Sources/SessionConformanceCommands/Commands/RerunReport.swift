@@ -2,22 +2,26 @@ import ConformanceReports
 import Foundation
 import SpecModel
 
-/// `--rerun-failed REPORT.json` plays the report's failed cases with the client and world the report was made
-/// with: its reproduce command records `--adapter`, `--connection`, `--timeout` and `--world`, and its `world`
-/// the profile the cases ran under. Never the built-in reference for an adapter's report by accident.
+/// `--rerun-failed REPORT.json` reads a report as data, never as a command: the IDs of the cases that failed,
+/// errored or were inconclusive there, and whether its adapter could not be started (then every selected case
+/// reruns). The adapter, connection, timeout and world are the command line's alone; no command, option or
+/// path recorded in the report is run, used or opened (docs/ci.md, "What the suite trusts"). What the report
+/// records of how it was made is compared with the command line, as text: a rerun that would use another
+/// client or world than the report's is refused with what the report recorded, escaped, unless
+/// `--override-report` is given.
 enum RerunReport {
-    /// What a report records about how its client was run.
+    /// What a report records about how its client was run: untrusted text, compared and shown escaped, never
+    /// used.
     struct Recorded: Equatable {
         var adapter: String?
         var connection: String?
-        var timeout: String?
         /// `--world` as it was given, when it was.
         var world: String?
         /// The name of the profile the cases ran under; nil when no case ran.
         var worldName: String?
 
         var client: String {
-            if let adapter { return "--adapter \(ShellWord.quoted(adapter))" }
+            if let adapter { return "--adapter \(ConsoleText.escaped(ShellWord.quoted(adapter)))" }
             return connection == "process" ? "the built-in reference (--connection process)" : "the built-in reference (in-process)"
         }
     }
@@ -38,7 +42,7 @@ enum RerunReport {
         let known = Set(bundle.playableCases.map(\.id))
         let unknown = failed.filter { !known.contains($0) }
         guard !unknown.isEmpty else { return }
-        let shown = unknown.prefix(5).map { "'\($0)'" }.joined(separator: ", ")
+        let shown = unknown.prefix(5).map { "'\(ConsoleText.escaped($0))'" }.joined(separator: ", ")
             + (unknown.count > 5 ? " and \(unknown.count - 5) more" : "")
         func cases(_ count: Int) -> String {
             count == 1 ? "case that failed, errored or was inconclusive in \(path) is"
@@ -60,7 +64,6 @@ enum RerunReport {
             switch words[index] {
             case "--adapter": recorded.adapter = value
             case "--connection": recorded.connection = value
-            case "--timeout": recorded.timeout = value
             case "--world": recorded.world = value
             default:
                 index += 1
@@ -71,54 +74,48 @@ enum RerunReport {
         return recorded
     }
 
-    /// The arguments with the report's adapter, connection, timeout and world where none were given. A given
-    /// `--adapter`, `--connection` or `--world` that differs from the report's is a usage error, unless
-    /// `--override-report` is given. Without `--rerun-failed`, the arguments unchanged.
-    static func apply(_ arguments: ParsedArguments, bundle: SpecBundle, console: any Console) throws -> ParsedArguments {
-        guard let path = arguments.value("rerun-failed") else { return arguments }
+    /// Checks that the command line reruns the report's cases with the client and world the report was made
+    /// with, unless `--override-report` is given; the arguments are never changed. Without `--rerun-failed`,
+    /// nothing to check.
+    static func check(_ arguments: ParsedArguments, bundle: SpecBundle) throws {
+        guard let path = arguments.value("rerun-failed"), !arguments.flags.contains(overrideOption) else { return }
         let recorded = recorded(try read(path: path))
-        let override = arguments.flags.contains(overrideOption)
-        var effective = arguments
-        if !override { try checkClient(arguments, recorded: recorded, path: path) }
-        if !override { try checkWorld(arguments, recorded: recorded, bundle: bundle, path: path) }
-        let choosesClient = arguments.value("adapter") != nil || arguments.value("connection") != nil
-        if !choosesClient {
-            if let adapter = recorded.adapter { effective.values["adapter"] = [adapter] }
-            if let connection = recorded.connection { effective.values["connection"] = [connection] }
-            if recorded.adapter != nil || recorded.connection != nil {
-                console.err("run: rerunning with the client of \(path): \(recorded.client)\n")
-            }
-        }
-        if arguments.value("timeout") == nil, let timeout = recorded.timeout { effective.values["timeout"] = [timeout] }
-        if arguments.value("world") == nil {
-            if let world = recorded.world {
-                effective.values["world"] = [world]
-            } else if let name = recorded.worldName, bundle.worlds.contains(where: { $0.name == name }) {
-                effective.values["world"] = [name]
-            }
-        }
-        return effective
+        try checkClient(arguments, recorded: recorded, path: path)
+        try checkWorld(arguments, recorded: recorded, bundle: bundle, path: path)
     }
 
     private static func checkClient(_ arguments: ParsedArguments, recorded: Recorded, path: String) throws {
-        let given: String?
+        let given: String
         if let adapter = arguments.value("adapter") {
-            given = recorded.adapter.map { $0 == adapter || $0 == WorkingDirectory.relativizing(adapter) } == true
-                ? nil : "--adapter \(ShellWord.quoted(adapter))"
-        } else if let connection = arguments.value("connection") {
-            given = recorded.adapter == nil && (recorded.connection ?? "in-process") == connection ? nil : "--connection \(connection)"
+            if let recordedAdapter = recorded.adapter, recordedAdapter == adapter || recordedAdapter == WorkingDirectory.relativizing(adapter) {
+                return
+            }
+            given = "--adapter \(ShellWord.quoted(adapter))"
         } else {
-            given = nil
+            let connection = arguments.value("connection") ?? "in-process"
+            if recorded.adapter == nil, (recorded.connection ?? "in-process") == connection { return }
+            given = arguments.value("connection") == nil ? "the built-in reference (in-process)" : "--connection \(connection)"
         }
-        if let given {
-            throw UsageError("\(path) was made with \(recorded.client), not \(given)",
-                             hint: "drop \(given.prefix { $0 != " " }) to rerun with the report's client, or pass --\(overrideOption) "
-                                + "to rerun its failed cases with yours")
+        if recorded.adapter != nil, arguments.value("adapter") == nil {
+            throw UsageError("\(path) was made with \(recorded.client), not \(given); --rerun-failed takes only case IDs from a "
+                             + "report and never runs a command it records",
+                             hint: "pass --adapter with the adapter to rerun (the report's, if you trust it), or --\(overrideOption) "
+                                + "to rerun its failed cases with \(given)")
         }
+        throw UsageError("\(path) was made with \(recorded.client), not \(given)",
+                         hint: "pass the report's client, or --\(overrideOption) to rerun its failed cases with yours")
     }
 
     private static func checkWorld(_ arguments: ParsedArguments, recorded: Recorded, bundle: SpecBundle, path: String) throws {
-        guard let world = arguments.value("world") else { return }
+        let recordedText = recorded.worldName.map { "the world profile \(ConsoleText.escaped($0))" }
+            ?? recorded.world.map { "--world \(ConsoleText.escaped(ShellWord.word($0)))" } ?? "the default world"
+        guard let world = arguments.value("world") else {
+            guard let recordedWorld = recorded.world else { return }
+            throw UsageError("\(path) was made with --world \(ConsoleText.escaped(ShellWord.word(recordedWorld))), not the default world; "
+                             + "--rerun-failed never reads a world a report names",
+                             hint: "pass --world with the profile to rerun under, or --\(overrideOption) to rerun under the default")
+        }
+        // The profile the command line names (its file is the team's); the report's recorded text is only compared.
         let name = bundle.worlds.contains { $0.name == world } ? world : (try? WorldArgument.resolve(world, bundle: bundle))?.name
         let same: Bool
         if let recordedName = recorded.worldName, let name {
@@ -128,8 +125,7 @@ enum RerunReport {
             same = recorded.world.map { $0 == world || $0 == WorkingDirectory.relative(world) } ?? true
         }
         guard !same else { return }
-        let recordedText = recorded.worldName.map { "the world profile \($0)" } ?? recorded.world.map { "--world \($0)" } ?? "no world"
         throw UsageError("\(path) was made under \(recordedText), not --world \(world)",
-                         hint: "drop --world to rerun under the report's, or pass --\(overrideOption) to rerun its failed cases under yours")
+                         hint: "pass the report's world, or --\(overrideOption) to rerun its failed cases under yours")
     }
 }

@@ -60,11 +60,13 @@ enum RunCommand: Command {
         case is an error with the closest one. --requirement ID plays the cases that name it
         ('session-conformance list requirements' shows which), and --rerun-failed REPORT.json the cases
         that failed, errored or were inconclusive in that JSON report (all of them when its adapter could
-        not be started), with the report's adapter, timeout and world when no --adapter or --world is
-        given; a given --adapter, --connection or --world that differs from the report's is a usage error
-        (exit 2) unless --override-report is given. Its failed cases that the spec does not have (renamed or
-        removed since) are named in a warning; when it has none of them, that is an error (exit 2), not a
-        pass. A report larger than 64 MiB is refused.
+        not be started). A report is data, never a command: only those case IDs are read from it. The
+        adapter, connection, timeout and world are this command line's; no command or path the report
+        records is run or opened. A command line whose client (--adapter, --connection, or the built-in
+        reference when neither is given) or --world differs from what the report records is a usage error
+        (exit 2) that shows, escaped, what the report recorded, unless --override-report is given. Its
+        failed cases that the spec does not have (renamed or removed since) are named in a warning; when it
+        has none of them, that is an error (exit 2), not a pass. A report larger than 64 MiB is refused.
         --case and --filter add up; selectors of different kinds narrow each other. A selected run lists
         only the requirements its cases cover and certifies nothing ('incomplete').
 
@@ -98,7 +100,7 @@ enum RunCommand: Command {
                    short: "k"),
         OptionSpec(name: "requirement", kind: .value(placeholder: "ID"), help: "Run only the cases that name this requirement (repeatable)."),
         OptionSpec(name: "rerun-failed", kind: .value(placeholder: "REPORT.json"),
-                   help: "Run only the cases that failed, errored or were inconclusive in this JSON report, with its adapter and world."),
+                   help: "Run only the cases that failed, errored or were inconclusive in this JSON report (only their IDs are read)."),
         OptionSpec(name: RerunReport.overrideOption, kind: .flag,
                    help: "With --rerun-failed: let a given --adapter, --connection or --world differ from the report's."),
         OptionSpec(name: "seed", kind: .value(placeholder: "N"), help: "The world's seed (default 1)."),
@@ -148,7 +150,7 @@ enum RunCommand: Command {
             console.err("run: the specs have \(lint.errorCount) error\(lint.errorCount == 1 ? "" : "s"); fix them first (session-conformance lint)\n")
             return .specOrUsageError
         }
-        let arguments = try RerunReport.apply(arguments, bundle: lint.bundle, console: console)
+        try RerunReport.check(arguments, bundle: lint.bundle)
         let timeout = try number(arguments, "timeout", default: 10, as: Int.self)
         let launcher = try given ?? makeLauncher(arguments, timeout: timeout)
         guard let filters = try selection(arguments, bundle: lint.bundle, console: console) else { return .success }
@@ -185,14 +187,14 @@ enum RunCommand: Command {
         do {
             (result, report) = try reporting.execute { done, total, outcome in progress.caseEnded(done, total, outcome) }
         } catch {
-            console.err("run: \(error)\n")
+            console.err(ConsoleText.lines("run: \(error)") + "\n")
             return .specOrUsageError
         }
         progress.finish()
         let summary = TextSummaryWriter.render(report, verbose: arguments.flags.contains("verbose"), width: ConsoleWidth.current())
         console.out(console.colors ? ConsoleStyle.colorize(summary) : summary)
         if let world = result.world, let hint = WorldMismatch.hint(in: result.outcomes, profile: world) {
-            console.err("run: hint: \(hint)\n")
+            console.err(ConsoleText.lines("run: hint: \(hint)") + "\n")
         }
         let failedReport = try writeReports(report, requests, console: console)
         let failedWrite = writeExpectedFailures(report, arguments, console: console) ?? failedReport

@@ -8,15 +8,16 @@ import Musl
 import Darwin
 #endif
 
-/// SIGINT and SIGTERM during `run`: the first asks the run to stop (the current case ends, its adapter and
-/// every descendant are killed, the reports are written marked incomplete, exit 130 or 143); a second one
+/// SIGINT, SIGTERM and SIGHUP (a closed terminal or SSH session, a CI runner's hang-up) during `run` and
+/// `explore`: the first asks the run to stop (the current case ends, its adapter and
+/// every descendant are killed, the reports are written marked incomplete, exit 130, 143 or 129); a second one
 /// kills every adapter and exits at once. Handled on a dispatch queue, not in a signal handler, so the code
 /// that runs may take locks and allocate. A signal the host process already handles with a handler of its own
 /// (the test process's guard, which kills every process the tests started) is left to it; ``stop()`` puts back
 /// what each signal had before.
 final class RunSignals {
     private typealias SignalHandler = @convention(c) (Int32) -> Void
-    private static let handled = [SIGINT, SIGTERM]
+    private static let handled = [SIGINT, SIGTERM, SIGHUP]
     private let sources: [any DispatchSourceSignal]
     private let previous: [(signal: Int32, handler: SignalHandler?)]
 
@@ -36,7 +37,7 @@ final class RunSignals {
                     _exit(128 + number)
                 }
                 RunInterruption.request(signal: number)
-                console.err("\n\(number == SIGINT ? "interrupted" : "terminated"): finishing the current case and "
+                console.err("\n\(number == SIGINT ? "interrupted" : number == SIGHUP ? "hung up" : "terminated"): finishing the current case and "
                             + "writing the reports (send it again to stop at once)\n")
             }
             source.resume()
@@ -61,7 +62,7 @@ final class RunSignals {
         return value == 0 || value == 1
     }
 
-    /// Starts handling both signals until ``stop()``.
+    /// Starts handling the signals until ``stop()``.
     static func start(console: any Console) -> RunSignals {
         RunInterruption.reset()
         return RunSignals(console: console)
@@ -78,6 +79,7 @@ final class RunSignals {
         switch RunInterruption.requested {
         case SIGINT?: .interrupted
         case SIGTERM?: .terminated
+        case SIGHUP?: .hungUp
         default: nil
         }
     }

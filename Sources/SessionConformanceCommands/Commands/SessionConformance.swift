@@ -75,10 +75,11 @@ public enum SessionConformance {
             var text = "error: \(error.message)\n"
             if let hint = error.hint { text += "hint: \(hint)\n" }
             text += "usage: \(command.usage)\nRun '\(program) \(command.name) --help' for more.\n"
-            console.err(text)
+            // A message may quote a report or a client: no control character of theirs reaches the terminal.
+            console.err(ConsoleText.lines(text))
             return .specOrUsageError
         } catch {
-            console.err("error: \(error)\n")
+            console.err(ConsoleText.lines("error: \(error)") + "\n")
             return .specOrUsageError
         }
     }

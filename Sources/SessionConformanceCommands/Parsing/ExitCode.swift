@@ -11,6 +11,8 @@ public enum ExitCode: Int32, Sendable {
     /// a first line that is not a protocol v1 `hello`). No case ran. A crash or a protocol error later, in a
     /// case, is that case's `error` verdict and exit 1: the client started, so the client is at fault.
     case adapterNotStarted = 3
+    /// `run` was stopped by SIGHUP (128 + 1), handled as SIGTERM is; the reports written are marked incomplete.
+    case hungUp = 129
     /// `run` was stopped by SIGINT (128 + 2); the reports written are marked incomplete.
     case interrupted = 130
     /// `run` was stopped by SIGTERM (128 + 15); the reports written are marked incomplete.

@@ -5,7 +5,7 @@ import Testing
 /// and swift-testing prints the reason, so `swift test` passes with only the toolchain and libyaml; with
 /// SESSION_CONFORMANCE_REQUIRE_TOOLS=1 (set by .ci/run after installing them) the test runs and fails.
 enum ExternalTool: String, CaseIterable, Sendable {
-    case xmllint, chromium, perl, jsonschema
+    case xmllint, chromium, perl, jsonschema, markdownIt
 
     var install: String {
         switch self {
@@ -13,6 +13,7 @@ enum ExternalTool: String, CaseIterable, Sendable {
         case .chromium: "headless Chromium (apt-get install chromium; macOS: Google Chrome or Chromium)"
         case .perl: "perl with TAP::Parser (apt-get install perl; macOS ships it)"
         case .jsonschema: "python3 with jsonschema (pip install jsonschema, or apt-get install python3-jsonschema)"
+        case .markdownIt: "python3 with markdown-it-py and linkify-it-py (pip install markdown-it-py linkify-it-py)"
         }
     }
 
@@ -21,14 +22,15 @@ enum ExternalTool: String, CaseIterable, Sendable {
         case .xmllint: Program.available("xmllint") != nil
         case .chromium: Chromium.executable != nil
         case .perl: Program.available("perl") != nil
-        case .jsonschema: Self.pythonHasJSONSchema
+        case .jsonschema: Self.pythonHas("jsonschema")
+        case .markdownIt: Self.pythonHas("markdown_it, linkify_it")
         }
     }
 
-    private static let pythonHasJSONSchema: Bool = {
+    private static func pythonHas(_ modules: String) -> Bool {
         guard let python = Program.available("python3") else { return false }
-        return (try? Program.run(python, ["-c", "import jsonschema"]).status) == 0
-    }()
+        return (try? Program.run(python, ["-c", "import \(modules)"]).status) == 0
+    }
 
     static var required: Bool { ProcessInfo.processInfo.environment["SESSION_CONFORMANCE_REQUIRE_TOOLS"] == "1" }
 }

@@ -331,24 +331,8 @@ public enum HTMLReportWriter {
         String(text.map { $0.isLetter || $0.isNumber || $0 == "-" ? $0 : "-" })
     }
 
-    /// Text for HTML content and attribute values; control characters other than tab and newline are dropped.
-    public static func escape(_ text: String) -> String {
-        var output = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": output += "&amp;"
-            case "<": output += "&lt;"
-            case ">": output += "&gt;"
-            case "\"": output += "&quot;"
-            case "'": output += "&#39;"
-            default:
-                if scalar.value >= 0x20 && scalar.value != 0x7F || scalar == "\n" || scalar == "\t" {
-                    output.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return output
-    }
+    /// Text for HTML content and attribute values (``HTMLText``).
+    public static func escape(_ text: String) -> String { HTMLText.escape(text) }
 
     static let stylesheet = """
         :root{color-scheme:light}
