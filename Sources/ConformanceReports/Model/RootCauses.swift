@@ -165,6 +165,11 @@ public enum RootCauseAnalysis {
     private static func cause(_ unmet: UnmetPreconditionReport, refreshedSomewhere: Bool) -> Cause {
         if !refreshedSomewhere, let cause = neverRefreshed(unmet) { return cause }
         switch unmet.kind {
+        case "refreshTrigger" where unmet.observed == "ahead":
+            return Cause(id: "refreshed-ahead-of-expiry",
+                         summary: "the client refreshed ahead of expiry, so no access token expired under a held request",
+                         advice: "nothing to fix: these variants cannot show their behaviour within a request deadline, and the "
+                            + "unauthorized ones test it (docs/spec-format.md#held-requests-and-the-clock)")
         case "refreshTrigger":
             let trigger = unmet.subject.flatMap(RefreshTrigger.init(rawValue:))
             return Cause(id: "refresh-on-" + (unmet.subject ?? "trigger"),

@@ -201,7 +201,7 @@ struct CaseExecutor {
             + "(step \(due + 1)), so no access token could expire under a held request within a client's request deadline "
             + "(docs/spec-format.md#held-requests-and-the-clock)"
         return (reason, UnmetPrecondition(kind: .refreshTrigger, step: due + 1, subject: trigger.rawValue,
-                                          endpoint: LogicalEndpoint.refresh.rawValue, observed: "0"))
+                                          endpoint: LogicalEndpoint.refresh.rawValue, observed: "ahead"))
     }
 
     /// Why a trigger variant is not played for this client: its trigger needs a capability the adapter did not

@@ -18,7 +18,8 @@ public struct UnmetPrecondition: Sendable, Hashable {
         /// A `kill` step's point was never reached: `subject` is the point.
         case killPoint
         /// A trigger variant stopped with no refresh since its `refreshDue`: `subject` is the trigger,
-        /// `endpoint` is `refresh`, `observed` is `0`.
+        /// `endpoint` is `refresh`, `observed` is `0`, or `ahead` when the client refreshed ahead of expiry before
+        /// it (docs/spec-format.md, "Held requests and the clock").
         case refreshTrigger
         /// A held request the client abandoned on its own deadline while the clock moved, before the `release`
         /// whose answer the rest of the case needed: `path` is the request's path, `subject` its method.
