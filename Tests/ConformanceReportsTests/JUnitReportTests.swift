@@ -51,7 +51,7 @@ struct JUnitReportTests {
         #expect(!result.valid)
     }
 
-    @Test("control characters are stripped and markup is escaped, and the result stays valid XML", .needs(.xmllint))
+    @Test("control characters are shown as escapes and markup is escaped, and the result stays valid XML", .needs(.xmllint))
     func controlCharacters() throws {
         var report = Runs.shared.defective
         let index = try #require(report.cases.firstIndex { $0.status == .fail })
@@ -65,7 +65,7 @@ struct JUnitReportTests {
         #expect(result.valid, "\(result.output)")
         let document = try XMLDocument(data: Data(xml.utf8))
         let failures = try document.nodes(forXPath: "//failure/@message").compactMap(\.stringValue)
-        #expect(failures.contains { $0.contains("bad [31mred\u{7F} <tag> & \"quotes\" ]]> end") }, "\(failures)")
+        #expect(failures.contains { $0.contains(#"bad \u{00}\u{01}\u{1B}[31mred\u{7F} <tag> & "quotes" ]]> \u{FFFE}end"#) }, "\(failures)")
     }
 
     @Test("parsed back, the counts, names, failures and skips match the report")
