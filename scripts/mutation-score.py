@@ -88,9 +88,22 @@ def play(cli, folder, explore_runs):
 # --- the driver ----------------------------------------------------------------------------------------------------
 
 def mutant_key(spec, lines):
-    """A name for a mutant that survives edits elsewhere in the file: operator, function, the line's text."""
-    line = lines[spec.start_pos[0] - 1].strip()
-    return f"{spec.operator_name.removeprefix('core/')} @ {spec.definition_name or '-'}: {line}"
+    """A name for a mutant that survives edits elsewhere in the file: operator, function, the mutated column and
+    the line's text (the column tells apart two mutants of one operator on one line: `Backoff(1, 32, 5)`)."""
+    text = lines[spec.start_pos[0] - 1]
+    column = spec.start_pos[1] - (len(text) - len(text.lstrip()))
+    return f"{spec.operator_name.removeprefix('core/')} @ {spec.definition_name or '-'} +{column}: {text.strip()}"
+
+
+def mutant_keys(items, lines):
+    """{job id: key} for every mutant; two mutants with one key (NumberReplacer makes n + 1 and n - 1 of the same
+    number) get ` #2` on the second, in cosmic-ray's order."""
+    keys, seen = {}, {}
+    for item in sorted(items, key=lambda i: (i.mutations[0].operator_name, i.mutations[0].occurrence)):
+        key = mutant_key(item.mutations[0], lines)
+        seen[key] = seen.get(key, 0) + 1
+        keys[item.job_id] = key if seen[key] == 1 else f"{key} #{seen[key]}"
+    return keys
 
 
 def read_survivors(path):
@@ -100,7 +113,8 @@ def read_survivors(path):
         with open(path, encoding="utf-8") as handle:
             for line in handle:
                 if line.strip() and not line.lstrip().startswith("#"):
-                    kind, key, reason = (part.strip() for part in line.rstrip("\n").split(" | ", 2))
+                    kind, rest = line.rstrip("\n").split(" | ", 1)  # a key may hold " | ", a reason may not
+                    key, reason = (part.strip() for part in rest.rsplit(" | ", 1))
                     if kind not in KINDS:
                         sys.exit(f"mutation-score: {path}: kind must be one of {', '.join(KINDS)}: {line.strip()}")
                     judged[key] = (kind, reason)
@@ -173,17 +187,18 @@ def main():
     with open(config, "w", encoding="utf-8") as handle:
         handle.write(f'[cosmic-ray]\nmodule-path = "{CLIENT}"\ntimeout = {timeout}\nexcluded-modules = []\n'
                      f'test-command = "{test_command("<job folder>")}"\n\n[cosmic-ray.distributor]\nname = "local"\n')
-    subprocess.run(["cosmic-ray", "init", config, session], cwd=folders[0], check=True)
+    subprocess.run(["cosmic-ray", "init", "--force", config, session], cwd=folders[0], check=True)
     with open(os.path.join(EXAMPLE, CLIENT), encoding="utf-8") as handle:
         lines = handle.read().split("\n")
     with use_db(session, WorkDB.Mode.open) as db:
         items = sorted(db.work_items, key=lambda i: (i.mutations[0].operator_name, i.mutations[0].occurrence))
+    keys = mutant_keys(items, lines)
     order = random.Random(args.seed).sample(items, len(items))
     chosen = order[:args.sample] if args.sample else order
     if args.keys:
         with open(args.keys, encoding="utf-8") as handle:
             wanted = {line.strip() for line in handle if line.strip()}
-        chosen = [item for item in chosen if mutant_key(item.mutations[0], lines) in wanted]
+        chosen = [item for item in chosen if keys[item.job_id] in wanted]
     print(f"mutation-score: cosmic-ray {COSMIC_RAY}, {len(items)} mutants of {CLIENT}; running {len(chosen)} "
           f"(seed {args.seed}), {args.jobs} job(s), unmutated {baseline:.1f}s, timeout {timeout:.0f}s", flush=True)
 
@@ -217,7 +232,7 @@ def main():
             for future in done:
                 item, result = future.result()
                 db.set_result(item.job_id, result)
-                key = mutant_key(item.mutations[0], lines)
+                key = keys[item.job_id]
                 if result.worker_outcome != WorkerOutcome.NORMAL:
                     sys.exit(f"mutation-score: cosmic-ray could not test {key}: {result.output}")
                 outcome = "survived" if not result.is_killed else \
