@@ -15,7 +15,7 @@ requirement is anything but pass or notTestable, so a SHOULD's warning kills too
 --timeout is killed by timeout (a hang). The unmutated client must survive first, or nothing is measured.
 
     python3 scripts/mutation-score.py                              # every mutant, in a seeded order
-    python3 scripts/mutation-score.py --sample 40 --threshold 90   # CI: a fixed seeded sample of 40
+    python3 scripts/mutation-score.py --sample 20 --jobs 2 --threshold 100   # CI: a fixed seeded sample of 20
     python3 scripts/mutation-score.py --jobs 2 --time-budget 3600 --out mutation-out
 
 Mutants run in a seeded random order (--seed), so a run cut short by --time-budget is itself a random sample;
