@@ -179,7 +179,7 @@ struct CaseExecutor {
     /// `timeouts` is about that deadline and goes on.
     private func abandonedOnDeadline(_ path: String, driver: ClientDriver, before index: Int) -> (reason: String, unmet: UnmetPrecondition)? {
         guard !acceptanceCase.timeouts, let abandoned = driver.takeAbandonedOnDeadline(matching: path).first,
-              acceptanceCase.steps.dropFirst(index + 1).contains(where: { if case .expect = $0.action { true } else { false } })
+              !remainingChecks(after: index).isEmpty
         else { return nil }
         let request = "\(abandoned.request.method) \(abandoned.request.path)"
         let reason = "the client gave up on \(request) on its own deadline while the world held it (the clock moved at step "
