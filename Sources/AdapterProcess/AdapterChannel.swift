@@ -38,6 +38,8 @@ final class AdapterChannel: @unchecked Sendable {
     var runningReaders = 0
     /// Set when the process object goes away: readers stop waiting for room and leave.
     var stopping = false
+    /// The group's guard (`ProcessLauncher.spawnGuard`) and the write end of its lifeline, until it is reaped.
+    var groupGuard: (processID: Int32, lifeline: Int32)?
 
     init(stderrCapacity: Int) {
         stderr = StderrRingBuffer(capacity: stderrCapacity)

@@ -80,6 +80,19 @@ public final class AdapterProcess: Sendable {
 
         self.processID = processID
         channel = AdapterChannel(stderrCapacity: Self.stderrCapacity)
+        do throws(AdapterProcessError) {
+            channel.groupGuard = try Self.startGuard(group: processID)
+        } catch {
+            signalProcessAndGroup(processID, SIGKILL)
+            var status: Int32 = 0
+            while waitpid(processID, &status, 0) < 0 && errno == EINTR {}
+            AdapterRegistry.reaped(processID)
+            closeDescriptor(pipes.stdin.writeEnd)
+            closeDescriptor(pipes.stdout.readEnd)
+            closeDescriptor(pipes.stderr.readEnd)
+            pipes.stop.closeBoth()
+            throw error
+        }
         input = AdapterInput(descriptor: pipes.stdin.writeEnd)
         stopPipe = pipes.stop
         ExitWatcher.start(processID: processID, channel: channel)
@@ -87,6 +100,23 @@ public final class AdapterProcess: Sendable {
             pipes.stdout.readEnd, stopPipe: stopPipe.readEnd, channel: channel, maximumLineLength: maximumLineLength
         )
         OutputReaders.startStderr(pipes.stderr.readEnd, stopPipe: stopPipe.readEnd, channel: channel)
+    }
+
+    /// Starts the guard that kills the group when the runner dies (`ProcessLauncher.spawnGuard`); returns its
+    /// pid and the lifeline's write end, which only this process holds (close-on-exec).
+    private static func startGuard(group: pid_t) throws(AdapterProcessError) -> (processID: Int32, lifeline: Int32) {
+        let lifeline = try PipeDescriptors.make()
+        let guardID: pid_t
+        do throws(AdapterProcessError) {
+            guardID = try AdapterRegistry.spawningGuard { () throws(AdapterProcessError) -> pid_t in
+                try ProcessLauncher.spawnGuard(group: group, lifeline: lifeline.readEnd)
+            }
+        } catch {
+            lifeline.closeBoth()
+            throw error
+        }
+        closeDescriptor(lifeline.readEnd)
+        return (guardID, lifeline.writeEnd)
     }
 
     deinit {
@@ -244,7 +274,7 @@ public final class AdapterProcess: Sendable {
     /// Whether `memberID` is another live process of this process's group: a client instance the adapter forked.
     public func isForkedInstance(_ memberID: Int32) -> Bool {
         channel.lock.withLock {
-            guard !channel.reaped, channel.exitStatus == nil else { return false }
+            guard !channel.reaped, channel.exitStatus == nil, memberID != channel.groupGuard?.processID else { return false }
             return isGroupMember(memberID, of: processID)
         }
     }
@@ -255,7 +285,7 @@ public final class AdapterProcess: Sendable {
     public func killForkedInstance(_ memberID: Int32) -> Bool {
         channel.lock.withLock {
             // While the adapter is unreaped, its group id cannot name another group.
-            guard !channel.reaped, channel.exitStatus == nil else { return false }
+            guard !channel.reaped, channel.exitStatus == nil, memberID != channel.groupGuard?.processID else { return false }
             return killGroupMember(memberID, of: processID)
         }
     }
@@ -276,11 +306,23 @@ public final class AdapterProcess: Sendable {
                 // Descendants that left the group were orphaned by this kill; with tracking on, they are ours.
                 AdapterRegistry.sweepOrphans()
             }
+            reapGuard()
             if drainingStderr {
                 _ = channel.lock.wait(until: .after(Self.stderrDrainTime)) { channel.stderrEnded }
             }
             return channel.exitStatus ?? .unknown
         }
+    }
+
+    /// Closes the lifeline, so the guard kills what is left of the group (itself at least) and ends, and reaps it.
+    /// Called with the lock held, once the adapter is reaped.
+    private func reapGuard() {
+        guard let (guardID, lifeline) = channel.groupGuard else { return }
+        channel.groupGuard = nil
+        closeDescriptor(lifeline)
+        var status: Int32 = 0
+        while waitpid(guardID, &status, 0) < 0 && errno == EINTR {}
+        AdapterRegistry.reaped(guardID)
     }
 
     /// Closes stdin, waits up to `grace` for the process to end on its own, then kills what is left of

@@ -15,6 +15,8 @@ import Darwin
 public enum AdapterRegistry {
     private struct State {
         var processes: Set<pid_t> = []
+        /// The guards of adapters' groups: children of the runner, not orphans, though no sweep kills them.
+        var guards: Set<pid_t> = []
         var tracksDescendants = false
     }
 
@@ -43,9 +45,21 @@ public enum AdapterRegistry {
         }
     }
 
+    /// Runs `spawn`, which starts the guard of an adapter's group, and registers it, as ``spawning(_:)`` does.
+    static func spawningGuard(_ spawn: () throws(AdapterProcessError) -> pid_t) throws(AdapterProcessError) -> pid_t {
+        try state.withLock { (current: inout State) throws(AdapterProcessError) -> pid_t in
+            let processID = try spawn()
+            current.guards.insert(processID)
+            return processID
+        }
+    }
+
     /// Called once the process is reaped: its id may name another process from now on.
     static func reaped(_ processID: pid_t) {
-        state.withLock { _ = $0.processes.remove(processID) }
+        state.withLock {
+            _ = $0.processes.remove(processID)
+            _ = $0.guards.remove(processID)
+        }
     }
 
     /// SIGKILL to every registered adapter and its process group, then a sweep: for an interruption.
@@ -62,7 +76,7 @@ public enum AdapterRegistry {
         for _ in 0..<64 {
             let orphans: [pid_t] = state.withLock { current in
                 guard current.tracksDescendants else { return [] }
-                let orphans = children().filter { !current.processes.contains($0) }
+                let orphans = children().filter { !current.processes.contains($0) && !current.guards.contains($0) }
                 // Unreaped, each id still names the orphan and the group it leads, so the kill cannot miss.
                 for orphan in orphans { signalProcessAndGroup(orphan, SIGKILL) }
                 return orphans

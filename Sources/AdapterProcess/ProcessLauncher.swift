@@ -16,6 +16,33 @@ enum ProcessLauncher {
         stdout: Int32,
         stderr: Int32
     ) throws(AdapterProcessError) -> pid_t {
+        try spawnShell(commandLine, environment: environment, streams: (stdin, stdout, stderr), group: 0)
+    }
+
+    /// What a group's guard runs: it reads its stdin, the lifeline, to its end of file, which comes when every
+    /// copy of the lifeline's write end is closed: when the runner closes it, or when the runner dies, however
+    /// it dies (even by SIGKILL, which no handler sees). It then sends SIGKILL to its own process group, the
+    /// adapter's. Being a member, it keeps the group id taken, so the kill cannot reach a group that reused it.
+    static let guardScript = "read line; kill -KILL 0"
+
+    /// Starts the guard of `group` (an adapter's process group, whose leader is not reaped yet): `/bin/sh`
+    /// running ``guardScript`` in that group, its stdin `lifeline` (a pipe's read end), its stdout and stderr
+    /// /dev/null. Linux's PR_SET_PDEATHSIG would need code in the child before exec, which posix_spawn cannot
+    /// run, and it fires when the spawning *thread* ends; a guard process needs neither and works on macOS too.
+    static func spawnGuard(group: pid_t, lifeline: Int32) throws(AdapterProcessError) -> pid_t {
+        let null = open("/dev/null", O_RDWR | O_CLOEXEC)
+        guard null >= 0 else { throw AdapterProcessError(.spawnFailed, systemError: errno, detail: "open /dev/null failed") }
+        defer { closeDescriptor(null) }
+        return try spawnShell(guardScript, environment: [:], streams: (lifeline, null, null), group: group)
+    }
+
+    /// `/bin/sh -c script` in process group `group` (0: a group of its own).
+    private static func spawnShell(
+        _ script: String,
+        environment: [String: String]?,
+        streams: (stdin: Int32, stdout: Int32, stderr: Int32),
+        group: pid_t
+    ) throws(AdapterProcessError) -> pid_t {
         #if canImport(Darwin)
         var actions: posix_spawn_file_actions_t?
         var attributes: posix_spawnattr_t?
@@ -29,17 +56,17 @@ enum ProcessLauncher {
         defer { posix_spawnattr_destroy(&attributes) }
 
         // dup2 clears close-on-exec on the copies; the originals (3 and above) close at exec.
-        posix_spawn_file_actions_adddup2(&actions, stdin, 0)
-        posix_spawn_file_actions_adddup2(&actions, stdout, 1)
-        posix_spawn_file_actions_adddup2(&actions, stderr, 2)
+        posix_spawn_file_actions_adddup2(&actions, streams.stdin, 0)
+        posix_spawn_file_actions_adddup2(&actions, streams.stdout, 1)
+        posix_spawn_file_actions_adddup2(&actions, streams.stderr, 2)
 
-        // A group of its own (its id is the child's pid), so a kill reaches the adapter's children too.
+        // An adapter gets a group of its own (its id is the child's pid), so a kill reaches its children too.
         var flags = Int32(POSIX_SPAWN_SETPGROUP) | Int32(POSIX_SPAWN_SETSIGMASK) | Int32(POSIX_SPAWN_SETSIGDEF)
         #if canImport(Darwin)
         flags |= Int32(POSIX_SPAWN_CLOEXEC_DEFAULT)
         #endif
         posix_spawnattr_setflags(&attributes, Int16(flags))
-        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setpgroup(&attributes, group)
         // The runner ignores SIGPIPE; the adapter must not inherit that, nor any other ignored signal.
         var everySignal = sigset_t()
         sigfillset(&everySignal)
@@ -48,7 +75,7 @@ enum ProcessLauncher {
         sigemptyset(&noSignal)
         posix_spawnattr_setsigmask(&attributes, &noSignal)
 
-        let arguments = CStringArray(["/bin/sh", "-c", commandLine])
+        let arguments = CStringArray(["/bin/sh", "-c", script])
         let environmentStrings = environment.map { CStringArray($0.map { "\($0.key)=\($0.value)" }.sorted()) }
         var processID: pid_t = 0
         let result = arguments.withPointers { argv in
@@ -60,7 +87,7 @@ enum ProcessLauncher {
             return posix_spawn(&processID, "/bin/sh", &actions, &attributes, argv, currentEnvironment())
         }
         guard result == 0 else {
-            throw AdapterProcessError(.spawnFailed, systemError: result, detail: "posix_spawn /bin/sh -c \(commandLine)")
+            throw AdapterProcessError(.spawnFailed, systemError: result, detail: "posix_spawn /bin/sh -c \(script)")
         }
         return processID
     }

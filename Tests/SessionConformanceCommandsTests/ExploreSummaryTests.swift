@@ -34,4 +34,20 @@ struct ExploreSummaryTests {
         #expect(cache.contains("  finding:   bob's cache stayed after the switch to carol\n"), "\(cache)")
         #expect(signOut.contains("  finding:   alice's cache stayed after her sign-out\n"), "\(signOut)")
     }
+
+    @Test("client text in a finding reaches the summary escaped: no escape code, no carriage return, no line of its own")
+    func clientTextIsEscaped() throws {
+        let hostile = "shown \u{1B}[2J\r\n::error::forged"
+        let finding = Finding(requirements: ["SESSION-STATE-MACHINE"], check: "oracle:failed-sign-in-leaves-signing-in",
+                              message: "a sign-in failed (\(hostile)) and the client was still signingIn", evidence: [3], step: 1)
+        let outcome = CaseOutcome(caseID: "explore-seed-1-run-3", title: "run 3", file: "<explore>", requirements: [], status: .fail,
+                                  findings: [finding], reason: nil, stderrTail: nil, trace: Trace(), vault: TokenVault(seed: 1), seed: 1)
+        var result = ExploreResult(options: ExploreOptions())
+        result.runsDone = 3
+        result.failures = ExploreFailureKey.of(outcome).map { ExploreFailure(key: $0, run: ExploreRunID(seed: 1, run: 3, focus: nil), outcome: outcome) }
+        let text = ExploreSummary.render(result, shrinking: ExploreShrinking.Outcome(), settings: try ExploreCommand.Settings(ParsedArguments()))
+        #expect(text.contains(#"  finding:   a sign-in failed (shown \e[2J\r\n::error::forged) and the client was still signingIn"#), "\(text)")
+        #expect(!text.contains("\u{1B}") && !text.contains("\r"))
+        #expect(!text.split(separator: "\n").contains { $0.hasPrefix("::") })
+    }
 }

@@ -74,6 +74,14 @@ struct InterruptionTests {
         #expect((report["run"] as? [String: Any])?["completed"] as? Bool == false)
     }
 
+    @Test("SIGQUIT is handled as SIGTERM, not as a crash: adapters killed, the report written marked incomplete, exit 131")
+    func sigquit() throws {
+        let (status, descendants, report) = try Self.interrupt(with: SIGQUIT)
+        #expect(status == 131)
+        for descendant in descendants { #expect(!Self.isRunning(descendant), "process \(descendant) was left behind") }
+        #expect((report["run"] as? [String: Any])?["completed"] as? Bool == false)
+    }
+
     @Test("SIGINT to explore ends the run it cut short without counting it, writes the report marked incomplete, exits 130")
     func exploreInterrupted() throws {
         let (status, descendants, report) = try Self.interrupt(with: SIGINT, explore: true)
@@ -84,5 +92,43 @@ struct InterruptionTests {
         let cases = try #require(report["cases"] as? [[String: Any]])
         #expect(cases.map { $0["id"] as? String } == ["explore-seed-1"])
         #expect((cases.first?["reason"] as? String)?.hasPrefix("0 passed, 0 failed, 0 inconclusive, 0 errored") == true)
+    }
+
+    @Test("SIGKILL to the runner, which no handler sees, still leaves no adapter process nor a child in its group")
+    func sigkillLeavesNoAdapter() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.executable.path), "build the executable first")
+        let fixture = Paths.root.appendingPathComponent("Tests/AdapterProcessTests/Fixtures/hostile/hangs_with_child_in_group.sh")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sigkill-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let pidFile = folder.appendingPathComponent("pids")
+        let process = Process()
+        process.executableURL = Self.executable
+        process.currentDirectoryURL = Paths.root
+        process.arguments = ["run", "--case", "sign-in-validates-input-first", "--adapter", "exec /bin/sh '\(fixture.path)'",
+                             "--timeout", "120", "--report", "json=\(folder.appendingPathComponent("report.json").path)"]
+        process.environment = ProcessInfo.processInfo.environment.merging(["HOSTILE_PID_FILE": pidFile.path]) { $1 }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        // The probe's instance and the case's: each writes its child's pid and its own.
+        var started: [Int32] = []
+        for _ in 0..<3000 where started.count < 4 {
+            usleep(10_000)
+            started = ((try? String(contentsOf: pidFile, encoding: .utf8)) ?? "").split(separator: "\n").compactMap { Int32($0) }
+        }
+        try #require(started.count == 4, "the adapter never started twice (\(started))")
+        let caseInstance = Array(started.suffix(2))
+        for processID in caseInstance { try #require(Self.isRunning(processID), "process \(processID) ended before the kill") }
+        kill(process.processIdentifier, SIGKILL)
+        // Not waitUntilExit: it may wait for what the runner left behind.
+        var left = caseInstance
+        for _ in 0..<500 where !left.isEmpty {
+            usleep(10_000)
+            left = left.filter(Self.isRunning)
+        }
+        #expect(left.isEmpty, "left behind after the runner was killed: \(left)")
+        for processID in left { kill(processID, SIGKILL) }
     }
 }

@@ -23,8 +23,49 @@ public enum JSONReportWriter {
         public let description: String
     }
 
+    /// The most JSON values a report may hold: parsing costs memory per value, not per byte, so a report of
+    /// tiny values (`[[],[],...]`) under the size limit would take gigabytes. A report the suite writes averages
+    /// about 27 bytes a value: one of 64 MiB holds about 2.5 million.
+    public static let valueLimit = 3_000_000
+
+    /// How many JSON values `bytes` holds (the top one, every array element, every object member's value),
+    /// counted without building anything, up to `limit + 1`. Malformed text is the parser's to refuse: this counts.
+    static func valueCount(_ bytes: some Collection<UInt8>, limit: Int) -> Int {
+        var count = 1
+        var inString = false
+        var escaped = false
+        var inArray: [Bool] = []
+        var awaitingFirst = false
+        for byte in bytes {
+            if inString {
+                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            let blank = byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+            if awaitingFirst, !blank {
+                awaitingFirst = false
+                if byte != UInt8(ascii: "]") { count += 1 }
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "["): inArray.append(true); awaitingFirst = true
+            case UInt8(ascii: "{"): inArray.append(false)
+            case UInt8(ascii: "]"), UInt8(ascii: "}"): _ = inArray.popLast()
+            case UInt8(ascii: ","): if inArray.last == true { count += 1 }
+            case UInt8(ascii: ":"): count += 1
+            default: break
+            }
+            if count > limit { return count }
+        }
+        return count
+    }
+
     /// Reads a report that `render` wrote.
     public static func read(_ text: String, file: String = "report") throws(ReadError) -> ComplianceReport {
+        if valueCount(text.utf8, limit: valueLimit) > valueLimit {
+            throw ReadError(description: "\(file) holds more than \(valueLimit) JSON values; a report may hold at most that many "
+                            + "(one the suite writes holds about 2.5 million in 64 MiB)")
+        }
         let value: JSONValue
         do {
             value = try JSONParser.parse(text)

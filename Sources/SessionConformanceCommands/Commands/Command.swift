@@ -39,6 +39,7 @@ let exitCodeHelp = """
          valid 'hello' (command not found, not executable, exited or crashed at start, no 'hello' within
          --timeout, a first line that is not a protocol v1 'hello'); no case ran. A crash or protocol
          error later, in a case, is that case's 'error' verdict: exit 1
-      130, 143, 129  'run' was stopped by SIGINT, SIGTERM or SIGHUP; the reports written are marked incomplete
+      130, 143, 129, 131  'run' was stopped by SIGINT, SIGTERM, SIGHUP or SIGQUIT; the reports written are marked
+                 incomplete
 
     """

@@ -88,7 +88,7 @@ struct ExploreShrinking {
                         console.err("explore: \(failure.key) (run \(failure.run)) did not fail again as case \(id); not shrunk\n")
                     }
                 } catch {
-                    console.err("explore: \(failure.key) (run \(failure.run)) shrunk, but its case file was not written: \(error)\n")
+                    console.err(ConsoleText.lines("explore: \(failure.key) (run \(failure.run)) shrunk, but its case file was not written: \(error)") + "\n")
                 }
             }
         }
@@ -174,7 +174,7 @@ struct ExploreProgress: Sendable {
                         + "(every kill ends it in one run of \(result.options.processDeathEvery); --real-kills for all)\n")
         }
         if let signal = result.interruptedBy {
-            console.err("explore: interrupted by signal \(signal) after \(Plural.count(result.runsDone, "run")); the report is marked incomplete\n")
+            console.err("explore: interrupted by signal \(signal) after \(Plural.count(result.runsDone, "run")); the reports written are marked incomplete\n")
         }
     }
 }
@@ -212,6 +212,7 @@ enum ExploreSummary {
                 text += "  run it:    \(settings.reproduceCommand(caseID: done.acceptanceCase.id))\n"
             }
         }
-        return text
+        // A finding's message and a reason quote client text: every line is escaped as the console's are.
+        return ConsoleText.lines(text)
     }
 }

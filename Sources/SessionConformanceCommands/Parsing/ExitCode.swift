@@ -15,6 +15,8 @@ public enum ExitCode: Int32, Sendable {
     case hungUp = 129
     /// `run` was stopped by SIGINT (128 + 2); the reports written are marked incomplete.
     case interrupted = 130
+    /// `run` was stopped by SIGQUIT (128 + 3), handled as SIGTERM is (no core dump, no crash report).
+    case quit = 131
     /// `run` was stopped by SIGTERM (128 + 15); the reports written are marked incomplete.
     case terminated = 143
 }
