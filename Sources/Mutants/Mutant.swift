@@ -24,11 +24,14 @@ public struct Mutant: Sendable {
     /// For a variant exploration found while every hand-written case passed it: the IDs of the cases its
     /// failures were shrunk to, committed in Specs/cases/explored.yaml (the only cases that kill it).
     public let shrunkCases: [String]
+    /// For such a variant: the hand-written cases added after exploration found it that kill it too.
+    public let laterCases: [String]
     private let factory: @Sendable () -> any InProcessClient
 
     init(name: String, kind: Kind, defect: String, violates: String, expected: [String],
-         alsoFails: [(id: String, why: String)] = [], shrunkCases: [String] = [], make: @escaping @Sendable () -> any InProcessClient) {
+         alsoFails: [(id: String, why: String)] = [], shrunkCases: [String] = [], laterCases: [String] = [], make: @escaping @Sendable () -> any InProcessClient) {
         self.shrunkCases = shrunkCases
+        self.laterCases = laterCases
         self.name = name
         self.kind = kind
         self.defect = defect

@@ -12,6 +12,7 @@ extension MutantRegistry {
         ("REFRESH-REJECTION-ONE-TRANSITION", "the same: clearing storage is the whole reaction to a rejection, so the session does not end as one transition and a request after it is still sent"),
         ("REFRESH-RETRYABLE-BACKOFF", "any refresh failure clears the tokens, so a timeout never defers the refresh to retry after a backoff"),
         ("SIGNOUT-OFFLINE-SIGNED-OUT-UI", "logout() only clears storage, so after an offline sign-out a request still goes to the network"),
+        ("SIGNIN-VALIDATE-INPUT", "the login form checks only that the email contains an @, so an address with nothing after it is sent to the server"),
     ]
 
     static let ports: [Mutant] = [

@@ -7,7 +7,7 @@ import SessionKit
 /// Every known-bad client the suite must reject, by name. docs/known-bad.md describes each one, the words of
 /// the design documents it violates, and what kills it.
 public enum MutantRegistry {
-    public static let all: [Mutant] = defects + ports + explored + triggered
+    public static let all: [Mutant] = defects + ports + explored + triggered + independent
 
     public static func named(_ name: String) -> Mutant? { all.first { $0.name == name } }
 
@@ -16,9 +16,10 @@ public enum MutantRegistry {
 
     /// SessionKit with one `SessionKitDefect`, wired to the reference adapter's identity and configuration.
     static func sessionKit(_ defect: SessionKitDefect, _ summary: String, violates: String, expected: [String],
-                           alsoFails: [(id: String, why: String)] = [], shrunkCases: [String] = []) -> Mutant {
+                           alsoFails: [(id: String, why: String)] = [], shrunkCases: [String] = [],
+                           laterCases: [String] = []) -> Mutant {
         Mutant(name: defect.rawValue, kind: .defect, defect: summary, violates: violates, expected: expected,
-               alsoFails: alsoFails, shrunkCases: shrunkCases) {
+               alsoFails: alsoFails, shrunkCases: shrunkCases, laterCases: laterCases) {
             let configuration = {
                 var configuration = SessionKitClient.configuration
                 configuration.defects = [defect]

@@ -66,11 +66,17 @@ struct ClockSkewOracleTests {
 
     /// Alice's access token refused with a 401 for three requests of three commands (`causes`), with a refresh
     /// between the second and the third when `refreshing`.
-    /// With `refreshingLate`, the refresh comes after the third (a refresh a backoff deferred).
+    /// With `refreshingLate`, the refresh comes after the third (a refresh a backoff deferred). With
+    /// `failedBefore`, a refresh answered 503 comes first, that many seconds before the refusals.
     static func refusedThrice(skew: Double, causes: [String] = ["c2", "c3", "c4"], refreshing: Bool = false,
-                              refreshingLate: Bool = false) -> CraftedTrace {
+                              refreshingLate: Bool = false, failedBefore: Double? = nil) -> CraftedTrace {
         var crafted = Self.crafted(skew: skew)
         let tokens = crafted.signInAlice()
+        if let failedBefore {
+            crafted.world.addFault(path: "/auth/refresh", kind: .serverError, times: 1)
+            crafted.exchange(Self.refresh(tokens.refresh))
+            crafted.time += failedBefore
+        }
         crafted.world.addFault(path: "/resources/*", kind: .expiredToken, times: 3)
         for (number, cause) in causes.enumerated() {
             if number == 2, refreshing { crafted.exchange(Self.refresh(tokens.refresh)) }
@@ -101,5 +107,15 @@ struct ClockSkewOracleTests {
         // Found by explore (run 1:5337@refresh-failed-retryable of seed 1): the reference, backing off after a refresh
         // timed out, sent its refused token for three commands, then refreshed as the backoff ended.
         #expect(try Self.refusedThrice(skew: -Self.year, refreshingLate: true).findings(NoDeadSessionFromClockSkew()).isEmpty)
+    }
+
+    @Test("a process still in the backoff of a refresh that failed retryably may send its refused token; one past the patience may not")
+    func refusalsDuringBackoffPass() throws {
+        // Found by explore (run 1:3757@refresh-failed-retryable): the reference, backing off after a lost refresh,
+        // sent its refused token for three commands and was rebooted before the backoff's timer fired.
+        #expect(try Self.refusedThrice(skew: -Self.year, failedBefore: 1).findings(NoDeadSessionFromClockSkew()).isEmpty)
+        let late = try Self.refusedThrice(skew: -Self.year, failedBefore: DeferredRefreshTriedAgain.patience)
+            .findings(NoDeadSessionFromClockSkew())
+        #expect(late.map(\.requirements) == [["CLOCK-SKEW-TOLERANT"]], "\(Harness.describe(late))")
     }
 }

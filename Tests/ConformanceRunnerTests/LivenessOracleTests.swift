@@ -75,3 +75,38 @@ struct LateRejectionExplainsSignOutTests {
         #expect(findings.isEmpty, "\(findings.map(\.message))")
     }
 }
+
+@Suite("oracle: only-explicit-rejection-signs-out, after an access token was refused")
+struct RefusedAccessTokenSignOutTests {
+    /// Alice signed in, relaunched: `GET /me` with her access token is refused `reason` (the server revoked her session,
+    /// or no longer accepts that access token), then `refreshed` or not, the launch ends signed out.
+    static func restoreEnded(revoked: Bool, refreshed: Bool) -> CraftedTrace {
+        var crafted = CraftedTrace()
+        let tokens = crafted.signInAlice()
+        crafted.relaunch()
+        crafted.transition(nil, from: nil, to: "restoring")
+        if revoked { crafted.world.server.auth.revokeAll(account: "acct-alice") } else { crafted.world.server.auth.expireAccessTokens(at: -1) }
+        crafted.exchange(HTTPRequestMessage(method: "GET", path: "/me", headers: ["authorization": "Bearer \(tokens.access)"]), cause: "c2")
+        if refreshed {
+            crafted.exchange(HTTPRequestMessage(method: "POST", path: "/auth/refresh", body: ["refresh_token": .string(tokens.refresh)]), cause: "c2")
+        }
+        crafted.transition("restore-failed", from: "restoring", to: "signedOut")
+        return crafted
+    }
+
+    @Test("a launch that ends the session on a refused access token without trying its refresh token fails")
+    func refusedTokenWithoutRefreshFails() throws {
+        let findings = try Self.restoreEnded(revoked: false, refreshed: false).findings(OnlyExplicitRejectionSignsOut())
+        #expect(findings.map(\.requirements) == [["REFRESH-ONLY-REJECTION-SIGNS-OUT"]])
+        #expect(findings.map(\.message) == [
+            "the client signed out ('restore-failed') when an access token was refused (401, not a revoked session) without trying its refresh token",
+        ])
+    }
+
+    @Test("a revoked session, or a refresh tried after the refusal, explains the end: no finding",
+          arguments: [(true, false), (true, true), (false, true)])
+    func revokedOrRefreshedPasses(revoked: Bool, refreshed: Bool) throws {
+        let findings = try Self.restoreEnded(revoked: revoked, refreshed: refreshed).findings(OnlyExplicitRejectionSignsOut())
+        #expect(findings.isEmpty, "\(findings.map(\.message))")
+    }
+}

@@ -36,7 +36,7 @@ struct LoopbackRestartTests {
     @Test("the relaunched process is welcomed with the base URL the killed one had, and it serves there")
     func sameBaseURLAfterKill() throws {
         let (outcome, urls) = try Self.baseURLs()
-        #expect(outcome.status == .pass, "\(outcome.status): \(outcome.reason ?? "")")
+        #expect(outcome.status == .pass, "\(outcome.status): \(outcome.reason ?? "") \(Harness.describe(outcome.findings))")
         #expect(urls.count == 2, "one welcome per process: \(urls)")
         #expect(urls.first?.hasPrefix("http://127.0.0.1:") == true)
         #expect(Set(urls).count == 1, "\(urls)")
@@ -48,7 +48,7 @@ struct LoopbackRestartTests {
         let picked = try Self.baseURLs().urls.first
         let port = try #require(picked.flatMap { $0.split(separator: ":").last }.flatMap { UInt16($0) })
         let (outcome, urls) = try Self.baseURLs(loopbackPort: port)
-        #expect(outcome.status == .pass, "\(outcome.status): \(outcome.reason ?? "")")
+        #expect(outcome.status == .pass, "\(outcome.status): \(outcome.reason ?? "") \(Harness.describe(outcome.findings))")
         #expect(urls == ["http://127.0.0.1:\(port)", "http://127.0.0.1:\(port)"])
     }
 }

@@ -433,6 +433,21 @@ struct RefreshAfterRejectionTests {
                 == ["a refused refresh was answered by refreshing the same session again"])
     }
 
+    /// Seen on a client that took no notice of a rejection during its sign-in: a later background refresh sent the
+    /// rejected session's token again. That is a rejected session used again, not a 401 handler's loop.
+    @Test("a refresh another command starts after a rejection is no 401 handler's loop: no finding")
+    func anotherCommandsRefreshIsNoLoop() throws {
+        var crafted = CraftedTrace()
+        let tokens = crafted.signInAlice()
+        crafted.world.server.auth.revokeAll(account: "acct-alice")
+        crafted.exchange(Self.refresh(tokens.refresh), cause: "c11")
+        crafted.exchange(Self.refresh(tokens.refresh), cause: "c12")
+        #expect(try crafted.findings(RefreshBypassesUnauthorizedHandling()).isEmpty)
+        crafted.exchange(Self.refresh(tokens.refresh), cause: "c11")
+        #expect(try crafted.findings(RefreshBypassesUnauthorizedHandling()).map(\.message)
+                == ["a refused refresh was answered by refreshing the same session again"])
+    }
+
     @Test("a refresh after another request's 401 answered after the rejection is that request's 401 handling: no finding")
     func siblingUnauthorizedExplainsTheRefresh() throws {
         var (crafted, old, _) = Self.rejected(thenLogin: false)

@@ -6,7 +6,7 @@ import SpecModel
 import Testing
 
 /// The variants exploration found (MutantRegistry+Explored.swift): every case but the ones it was shrunk to
-/// passes each of them, those cases are short, and each of them alone fails the variant on its expected
+/// (and the hand-written ones added since that it lists as `laterCases`, each of which kills it) passes each of them, those cases are short, and each of them alone fails the variant on its expected
 /// requirements while the reference passes it.
 @Suite("Variants found by exploration: only their shrunk cases kill them")
 struct ExploredVariantsTests {
@@ -30,10 +30,20 @@ struct ExploredVariantsTests {
         let mutant = try #require(MutantRegistry.named(name))
         var bundle = try KillMatrixTests.bundle()
         bundle.caseFiles.removeAll { $0.file.hasSuffix("explored.yaml") }
-        let result = SuiteRunner(bundle: bundle, launcher: InProcessLauncher(description: name, make: mutant.make))
-            .run(RunOptions(seed: 1, jobs: 2))
+        let all = bundle.caseFiles
+        bundle.caseFiles = all.map { CaseFile(file: $0.file, cases: $0.cases.filter { !mutant.laterCases.contains($0.id) }) }
+        let launcher = InProcessLauncher(description: name, make: mutant.make)
+        let result = SuiteRunner(bundle: bundle, launcher: launcher).run(RunOptions(seed: 1, jobs: 2))
         let failed = KillMatrixTests.failed(result)
         #expect(failed.isEmpty, "\(KillMatrixTests.findings(result, failed))")
+        // The hand-written cases added since that kill it too do, each on an expected requirement.
+        for id in mutant.laterCases {
+            var one = bundle
+            one.caseFiles = all.map { CaseFile(file: $0.file, cases: $0.cases.filter { $0.id == id }) }
+            #expect(one.caseFiles.contains { !$0.cases.isEmpty }, "\(name): no case \(id)")
+            let killed = KillMatrixTests.failed(SuiteRunner(bundle: one, launcher: launcher).run(RunOptions(seed: 1)))
+            #expect(!killed.isDisjoint(with: mutant.expected), "\(name): \(id) does not kill it")
+        }
     }
 
     @Test("every case outside explored.yaml passes each other variant exploration found", .long,

@@ -79,11 +79,12 @@ struct KillMatrixTests {
         try variantIsKilledForTheRightReason(name)
     }
 
-    @Test("the single-defect variants fail at most five requirements beyond their own, each with a behavioural reason")
+    @Test("the single-defect variants fail at most three requirements beyond their own each, seven in all, each with a behavioural reason")
     func supersetStaysSmall() {
         let defects = MutantRegistry.all.filter { $0.kind == .defect }
         let superset = defects.flatMap(\.alsoFails)
-        #expect(superset.count <= 5, "\(defects.filter { !$0.alsoFails.isEmpty }.map { "\($0.name): \($0.alsoFails.map(\.id))" })")
+        #expect(superset.count <= 7, "\(defects.filter { !$0.alsoFails.isEmpty }.map { "\($0.name): \($0.alsoFails.map(\.id))" })")
+        for defect in defects { #expect(defect.alsoFails.count <= 3, "\(defect.name): \(defect.alsoFails.map(\.id))") }
         // A reason names what the client does, not which case step charged it.
         for entry in superset { #expect(!entry.why.contains("step"), "\(entry.id): \(entry.why)") }
     }

@@ -65,7 +65,8 @@ struct ExploreNothingTests {
         let (code, console) = run("explore", "--spec-root", Paths.specs, "--world", "rfc6749", "--variant", "naive-ios",
                                   "--runs", "30", "--no-shrink")
         #expect(code == .conformanceFailure, "\(console.stdout)")
-        #expect(console.stdout.hasPrefix("explore: 30 runs of seed 1 explored nothing: the client reached an authenticated session in none of the "),
+        // It may also have failed before signing in (the port checks an address only for an '@'): that is said first.
+        #expect(console.stdout.contains("explore: 30 runs of seed 1 explored nothing: the client reached an authenticated session in none of the "),
                 "\(console.stdout)")
         #expect(console.stdout.contains("the client sent POST /auth/login, which the world profile rfc6749 does not serve (json-v1 does): "
             + "if the client speaks json-v1, pass --world json-v1\ncoverage: "), "\(console.stdout)")

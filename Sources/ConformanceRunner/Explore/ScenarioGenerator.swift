@@ -313,9 +313,9 @@ struct ScenarioGenerator {
     private mutating func signIn(_ kind: String) {
         ensureRunning()
         if chance(8) {
-            // Form input as typed: malformed, too short, or a real account's email with a wrong password.
+            // Form input as typed: malformed (no @, nothing after it), too short, or a real account's email with a wrong password.
             let (email, password) = pick([("not-an-email", "long enough pass"), ("alice@example.com", "short"),
-                                          ("alice@example.com", "wrong password 1"), ("", "")])
+                                          ("alice@example.com", "wrong password 1"), ("alice@", "long enough pass")])
             add(kind, [("email", email), ("password", password)])
             return
         }

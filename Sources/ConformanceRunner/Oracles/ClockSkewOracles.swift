@@ -100,8 +100,9 @@ enum SessionTokens {
 /// clock that jumped back believes such a token valid for as long as the jump, and without a refresh on the 401
 /// every request fails. Judged: the token refused for one command's request, then for another's sent after that
 /// refusal, and sent again for a third command after the second refusal, with no refresh in flight at the first
-/// refusal or sent after it (to the end of the process: a refresh deferred by backoff still comes) and the session
-/// not ended by the third send. (A client may send a token refused once, by a fault say, with the
+/// refusal or sent after it (to the end of the process: a refresh deferred by backoff still comes), no refresh failed
+/// retryably or went unpersisted shortly before (the backoff's timer may not have fired when the process ended), and the session not
+/// ended by the third send. (A client may send a token refused once, by a fault say, with the
 /// next request; it must refresh when that is refused too. Resends for one command are retries:
 /// `request-retried-at-most-once`'s.)
 struct NoDeadSessionFromClockSkew: Oracle {
@@ -130,7 +131,7 @@ struct NoDeadSessionFromClockSkew: Oracle {
                 $0.instance == first.instance && $0.event > firstRefusal && $0.event < third.event
                     && sessionEndingTransitions.contains($0.message.transition ?? "")
             }
-            guard !refreshed, !ended else { continue }
+            guard !refreshed, !ended, !Self.inBackoff(first.instance, before: firstRefusal, at: third.event, context) else { continue }
             judged.insert(token)
             findings.append(context.finding(
                 requirements, id,
@@ -138,6 +139,23 @@ struct NoDeadSessionFromClockSkew: Oracle {
                 [first.event, second.event, third.event]))
         }
         return findings
+    }
+
+    /// Whether the process may still be in the backoff of a deferred refresh at `event`: its last refresh before
+    /// `refusal` failed retryably, or its tokens could not be written to secure storage (persist before use: the
+    /// client keeps the old token until a write succeeds), less than `DeferredRefreshTriedAgain.patience` before.
+    /// A process that ends (killed, rebooted) before the backoff's timer fires never sends the retry its trace would show.
+    private static func inBackoff(_ instance: Int, before refusal: Int, at event: Int, _ context: OracleContext) -> Bool {
+        let index = context.index
+        let time = { (event: Int) in context.trace.events[event - 1].time }
+        guard let failed = index.exchanges.last(where: { $0.instance == instance && $0.isRefresh && $0.event < refusal }),
+              let ended = failed.endedEvent, ended < refusal
+        else { return false }
+        let refusedWrite = index.storageChanges.last {
+            $0.instance == instance && $0.secure && $0.outcome == .refused && $0.event > failed.event && $0.event < event
+        }
+        guard let since = refusedWrite?.event ?? (RetryableRefreshBacksOff.retryable(failed) ? ended : nil) else { return false }
+        return time(event) - time(since) < DeferredRefreshTriedAgain.patience
     }
 
     /// Refused with a 401 for its access token (a revoked session is the rejection's to judge).

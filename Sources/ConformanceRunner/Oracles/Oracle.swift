@@ -70,6 +70,9 @@ public enum Oracles {
         SessionEndEndsPendingRequests(),
         OfflineRevocationRetried(),
         NoCommandBlockedByAnUnansweredRefresh(),
+        DeferredRefreshTriedAgain(),
+        EndedSessionRevoked(),
+        FailedSignInLeavesSigningIn(),
     ]
 
     /// Every invariant some oracle checks, for `lint`.

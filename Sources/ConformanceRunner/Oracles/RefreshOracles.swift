@@ -125,8 +125,12 @@ struct RefreshBypassesUnauthorizedHandling: Oracle {
         for refused in refreshes where refused.isRejection {
             guard let refusedAt = refused.replyEvent, let session = Self.session(of: refused, context),
                   !judged.contains("\(refused.instance)/\(session)") else { continue }
+            // The loop a 401 handler makes: the same command's refresh, refused, is answered by refreshing again. A
+            // refresh another command starts later is that command's (a rejected session used again is charged where
+            // the session's end is judged), and a racing thread's is single flight's.
             guard let again = refreshes.first(where: {
-                $0.instance == refused.instance && $0.event > refusedAt && Self.session(of: $0, context) == session
+                $0.instance == refused.instance && $0.event > refusedAt && $0.cause == refused.cause
+                    && Self.session(of: $0, context) == session
             }) else { continue }
             // Another request's 401 in between explains the refresh: it is that request's 401 handling.
             let explained = context.index.exchanges.contains {

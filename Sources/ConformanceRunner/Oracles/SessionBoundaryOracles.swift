@@ -283,6 +283,25 @@ struct OnlyExplicitRejectionSignsOut: Oracle {
                     guard case .error(let info)? = read.value.reply, info.code == "locked" else { return false }
                     return lastRead.map { read.event > $0.event } ?? true
                 }
+                // An access token the server refused (a 401 that is no revoked session) is a reason to refresh, not
+                // to sign out: an end with no refresh tried since such a 401 never asked the server about the session.
+                // Only a request that carried a token the server issued: one with none (a client with no session
+                // asking who is signed in) has no refresh token to try.
+                let refusedUntried = window.filter { refused in
+                    guard !refused.isAuthEndpoint, refused.status == 401, let answered = refused.replyEvent, answered < end.event,
+                          refused.request.bearerToken.flatMap({ context.world.vault.token($0) }) != nil,
+                          refused.responseBody?.body["error"]?.string != "session_revoked" else { return false }
+                    return !index.exchanges.contains {
+                        $0.instance == end.instance && $0.isRefresh && $0.event > windowStart && $0.event < end.event
+                    }
+                }
+                if !rejected, retryable.isEmpty, locked.isEmpty, let refused = refusedUntried.first {
+                    findings.append(context.finding(
+                        ["REFRESH-ONLY-REJECTION-SIGNS-OUT"], id,
+                        "the client signed out ('\(name)') when an access token was refused (401, not a revoked session) without trying its refresh token",
+                        [refused.event, end.event]))
+                    continue
+                }
                 guard !rejected, !retryable.isEmpty || !locked.isEmpty else { continue }
                 findings.append(context.finding(
                     [locked.isEmpty ? "REFRESH-ONLY-REJECTION-SIGNS-OUT" : "STORAGE-LOCKED-NOT-SIGNOUT"], id,

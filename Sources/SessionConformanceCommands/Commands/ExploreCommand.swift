@@ -105,7 +105,7 @@ enum ExploreCommand: Command {
         do {
             explorer = try Explorer(machine: machine, launcher: launcher, world: world)
         } catch {
-            console.err("explore: the client could not be started: \(error)\n")
+            console.err(ConsoleText.lines("explore: the client could not be started: \(error)") + "\n")
             let notStarted = RunResult.notStarted(error, adapter: launcher.description, seed: settings.options.seed,
                                                   catalogue: lint.bundle.catalogue)
             _ = try write(notStarted, runs: 0, bundle: lint.bundle, settings: settings, started: Date(), console: console)
@@ -132,11 +132,13 @@ enum ExploreCommand: Command {
         if let budget = settings.options.timeBudget { shrinking.outOfTime = { elapsed() >= budget } }
         let shrinkOutcome = settings.shrink && signals.exitCode == nil ? shrinking.shrinkAll(result, console: console) : ExploreShrinking.Outcome()
         let shrunk = shrinkOutcome.shrunk
+        // A client that never signed in can still fail before it (its sign-in's input checks, say): both are said.
         if !result.failures.isEmpty {
             console.out(ExploreSummary.render(result, shrinking: shrinkOutcome, settings: settings))
-        } else if let nothing = result.exploredNothingReason {
-            console.out("explore: \(Plural.count(result.runsDone, "run")) of seed \(settings.options.seed) explored nothing: \(nothing)\n")
-        } else {
+        }
+        if let nothing = result.exploredNothingReason {
+            console.out(ConsoleText.lines("explore: \(Plural.count(result.runsDone, "run")) of seed \(settings.options.seed) explored nothing: \(nothing)") + "\n")
+        } else if result.failures.isEmpty {
             console.out("explore: \(Plural.count(result.runsDone, "run")) of seed \(settings.options.seed), no failure\n")
         }
         console.out(ExploreSummary.coverage(result))
@@ -163,7 +165,8 @@ enum ExploreCommand: Command {
                     + "events \(finding.evidence.map { "#\($0)" }.joined(separator: " ")): \(finding.message)\n"
             }
         }
-        console.out(text)
+        // Client text (a reason quoting the adapter's stderr, a finding) is escaped like every console line.
+        console.out(ConsoleText.lines(text))
         return outcome.status == .fail || outcome.status == .error ? .conformanceFailure : .success
     }
 

@@ -100,6 +100,13 @@ extension SessionClient {
             emit(deferral.transition)
             let error = SessionError(.refreshUnavailable, failureClass: failure, context: "refresh deferred; the session is kept")
             for waiter in deferral.waiters { waiter.resume(.failure(error)) }
+            // DEFECT failed-refresh-sticks: the failure is kept as the refresh's result, and every later request gets it.
+            if defects.contains(.failedRefreshSticks) { stickyRefreshFailure = error }
+            // DEFECT no-backoff-after-retryable-failure: the deferred refresh is dropped, so the next 401 refreshes at once.
+            if defects.contains(.noBackoffAfterRetryableFailure), [.timeout, .offline, .connectionLost, .serverError, .rateLimited].contains(failure) {
+                machine.dropBackoff(operationID)
+                return
+            }
             guard let failures = deferral.retryAfterFailures else {
                 logger.log(.notice, "refresh.retries-exhausted", ["operation": String(operationID), "failureClass": failure.rawValue])
                 return

@@ -21,6 +21,7 @@ extension SessionClient {
     private func fetchAndShow(_ resource: String) async throws(SessionError) -> ResourceContent {
         guard Self.isValidResourceName(resource) else { throw SessionError(.invalidInput, context: "resource names are [A-Za-z0-9._-]+") }
         if let provisional = await provisionalContent(resource) { return provisional }
+        if let sticky = stickyRefreshFailure { throw sticky }
         let now = expiryClockNow()
         var ticket = try await awaitAdmission { machine, waiter in machine.requestAdmission(waiter, now: now) }.get()
         var retried = false

@@ -97,6 +97,13 @@ extension SessionClient {
                 // refreshed again at once, for as long as the server refuses it.
                 case .unauthorized where refreshedThisAttempt && !defects.contains(.restoreRefreshesAgainAtOnce):
                     failure = .unexpectedResponse
+                // DEFECT restore-signs-out-on-refused-token: a refused access token (401 invalid_token) is taken for a
+                // rejected session, and the still-valid refresh token is never tried.
+                case .unauthorized where defects.contains(.restoreSignsOutOnRefusedToken):
+                    if let ended = machine.restoreFailed(reason: .storedSessionRejected, failure: .unexpectedResponse, revoke: false, generation: generation) {
+                        await finish(ended)
+                    }
+                    return
                 case .unauthorized:
                     logger.log(.info, "restore.refresh", ["account": stored.account.rawValue])
                     refreshedThisAttempt = true

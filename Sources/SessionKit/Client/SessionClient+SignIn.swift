@@ -6,6 +6,7 @@ extension SessionClient {
     public func signIn(email: String, password: String) async throws(SessionError) -> AccountProfile {
         try validateInput(email: email, password: password)
         let ticket = try machine.beginSignIn().get()
+        stickyRefreshFailure = nil
         for transition in ticket.transitions { emit(transition) }
         return try await completeSignIn(ticket, email: email, password: password)
     }
@@ -24,6 +25,14 @@ extension SessionClient {
     private func validateInput(email: String, password: String) throws(SessionError) {
         // DEFECT no-input-validation: the form goes straight to the server.
         if defects.contains(.noInputValidation) { return }
+        // DEFECT address-domain-not-checked: an address is "something, then @"; what follows is not looked at.
+        if defects.contains(.addressDomainNotChecked) {
+            let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+            guard parts.count == 2, !parts[0].isEmpty, password.count >= validator.minimumPasswordLength else {
+                throw SessionError(.invalidInput, context: "email or password is not valid")
+            }
+            return
+        }
         do {
             try validator.validate(email: email, password: password)
         } catch {
@@ -92,6 +101,10 @@ extension SessionClient {
     }
 
     private func signInFailed(_ generation: SessionGeneration, reason: TransitionReason, failure: FailureClass, code: SessionError.Code) -> SessionError {
+        // DEFECT failed-sign-in-stays-signing-in: the form hears of the failure, the session state never does.
+        if defects.contains(.failedSignInStaysSigningIn), failure != .invalidCredentials {
+            return SessionError(code, failureClass: failure, context: "sign-in failed")
+        }
         if let transition = machine.signInFailed(generation, reason: reason, failure: failure) { emit(transition) }
         return SessionError(code, failureClass: failure, context: "sign-in failed")
     }

@@ -30,13 +30,15 @@ extension SessionClient {
         var durable = true
         var marker: SessionEndMarker?
         var marked = false
+        // DEFECT never-revokes: the ended session's refresh token is only forgotten on the device, never queued for revocation.
+        let revoke = defects.contains(.neverRevokes) ? nil : ended.revoke
         if let sessionID = ended.sessionID, let account = ended.account {
-            let written = SessionEndMarker(sessionID: sessionID, account: account, revoke: ended.revoke != nil,
+            let written = SessionEndMarker(sessionID: sessionID, account: account, revoke: revoke != nil,
                                            uncleared: Self.uncleared(await cache.owed, besides: account))
             // DEFECT switch-end-not-durable: (`noted` false) the switch's end writes no marker, now or later.
             marker = noted ? written : nil
             marked = toldFirst || !noted ? false : await written.write(environment.preferences)
-            let end = VaultMutation.endSession(sessionID: sessionID, account: account, revoke: ended.revoke)
+            let end = VaultMutation.endSession(sessionID: sessionID, account: account, revoke: revoke)
             var result = await vault.commit(end, ifGeneration: nil)
             // A write that failed for another reason than the lock state may be transient: try once more now.
             // Failing again, the marker stays and the next launch finishes the end.
@@ -81,7 +83,7 @@ extension SessionClient {
             environment.ui.present(.signInPromptShown(reason: prompt))
         }
         for waiter in ended.settleWaiters { waiter.resume(ended.snapshot) }
-        if ended.revoke != nil { await revocations.kick() }
+        if revoke != nil { await revocations.kick() }
     }
 
     /// At launch, before the stored session is trusted: an end that a killed process (or a failed write) left

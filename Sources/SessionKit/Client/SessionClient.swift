@@ -24,6 +24,8 @@ public actor SessionClient {
     private var sleepers: [Pause: Task<Void, any Error>] = [:]
     /// Transitions waiting to be told, in the order the machine took them (`+Emission`).
     var pendingEmissions: [PendingEmission] = []
+    /// The failed-refresh-sticks defect's remembered failure; always nil in the reference.
+    var stickyRefreshFailure: SessionError?
 
     /// A backoff wait that a signal (unlock, network back, foreground) may cut short.
     enum Pause: Hashable {

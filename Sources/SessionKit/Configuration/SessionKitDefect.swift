@@ -78,6 +78,27 @@ package enum SessionKitDefect: String, Sendable, Hashable, CaseIterable {
     /// waiting for the refresh it belongs to, waiting forever.
     case noRequestDeadline = "no-request-deadline"
 
+    // Found by defects written apart from the cases (issue #36): every case of the time passed each of these.
+
+    /// Restoring, an access token `GET /me` refuses (401 invalid_token) ends the session at once: the stored
+    /// refresh token, still valid, is never tried.
+    case restoreSignsOutOnRefusedToken = "restore-signs-out-on-refused-token"
+    /// A refresh that failed for a retryable reason is remembered as the refresh's result: every later request
+    /// fails at once with that error, so the session never recovers once the outage ends (a failed refresh task,
+    /// or an `isRefreshing` flag, that is never reset).
+    case failedRefreshSticks = "failed-refresh-sticks"
+    /// A refresh that failed for a retryable reason is given up at once: no backoff is kept, so the next request
+    /// refused with a 401 sends the refresh again at once, however recently it failed.
+    case noBackoffAfterRetryableFailure = "no-backoff-after-retryable-failure"
+    /// No refresh token of an ended session is ever revoked: sign-out and switch only forget it on the device.
+    case neverRevokes = "never-revokes"
+    /// A sign-in that fails after its request went out (the login refused 5xx or offline, the new pair not stored)
+    /// throws to the form but never reports the failure: the client stays `signingIn`.
+    case failedSignInStaysSigningIn = "failed-sign-in-stays-signing-in"
+    /// Sign-in input validation checks for an `@` with something before it, not for a domain after it
+    /// (`alice@` goes to the server).
+    case addressDomainNotChecked = "address-domain-not-checked"
+
     // Made catchable by refresh triggers: cases that kill a refresh the clock started (`base[expiry]`).
 
     /// A refresh started because the access token was due by the clock stages the new pair under a second

@@ -347,6 +347,12 @@ struct SessionStateMachine: Sendable {
     // MARK: - Refresh
 
     /// The operation waiting out a backoff, to wake it early (network back, device unlocked).
+    /// The no-backoff-after-retryable-failure defect: forgets the deferred refresh, so nothing holds the next one back.
+    mutating func dropBackoff(_ operationID: UInt64) {
+        guard case .authenticated(let active, let backoff?) = state, backoff.id == operationID else { return }
+        state = .authenticated(active, backoff: nil)
+    }
+
     func backingOffRefresh() -> UInt64? {
         switch state {
         case .authenticated(_, let backoff): backoff?.id

@@ -256,8 +256,15 @@ public final class Adapter {
 
         // ---- Sign-in, switch, sign-out.
 
+        /** One @ between a name and a domain, no whitespace: "alice@" and "@example.com" are refused before any request. */
+        static boolean plausibleEmail(String email) {
+            if (email == null || email.chars().anyMatch(Character::isWhitespace)) return false;
+            int at = email.indexOf('@');
+            return at > 0 && at == email.lastIndexOf('@') && at < email.length() - 1;
+        }
+
         Object signIn(String commandId, String email, String password, boolean switching) {
-            if (email == null || !email.contains("@")) throw new Host.AppError("invalidInput", "Invalid email format", true);
+            if (!plausibleEmail(email)) throw new Host.AppError("invalidInput", "Invalid email format", true);
             if (password == null || password.length() < 8) throw new Host.AppError("invalidInput", "Password must be at least 8 characters", true);
             long gen;
             synchronized (this) {
@@ -325,7 +332,7 @@ public final class Adapter {
         }
 
         Object switchAccount(String commandId, String email, String password) {
-            if (email == null || !email.contains("@")) throw new Host.AppError("invalidInput", "Invalid email format", true);
+            if (!plausibleEmail(email)) throw new Host.AppError("invalidInput", "Invalid email format", true);
             if (password == null || password.length() < 8) throw new Host.AppError("invalidInput", "Password must be at least 8 characters", true);
             Host.Waiter write;
             synchronized (this) {
