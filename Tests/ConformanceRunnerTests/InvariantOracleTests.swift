@@ -327,3 +327,49 @@ struct RetriesWaitAfterOwnRefreshTests {
                 "\(Harness.describe(findings))")
     }
 }
+
+/// Two 401s delivered together, one for a replaced token and one for the current: a client that handles replies on
+/// several threads decides to retry the first with the current token before it knows the second started a refresh.
+@Suite("oracle: retries-wait-for-the-refresh, two refusals delivered together")
+struct RetriesWaitRefusalsTogetherTests {
+    /// Alice's first pair replaced by a refresh; c8 sent with the replaced token, c10 with the current one; both
+    /// refused. `together`: both refusals delivered before the client says anything; otherwise c10's refusal and
+    /// its refresh come first. Then the refresh (for c10) and c8's retry with the current token.
+    static func trace(together: Bool) throws -> CraftedTrace {
+        var crafted = CraftedTrace()
+        let first = crafted.signInAlice()
+        let refreshed = crafted.exchange(RefreshAfterRejectionTests.refresh(first.refresh), cause: "c0")
+        guard case .response(let response) = refreshed, let second = response.body["access_token"]?.string,
+              let secondRefresh = response.body["refresh_token"]?.string else { throw CancellationError() }
+        crafted.world.addFault(path: "/resources/*", kind: .expiredToken, times: 2)
+        let stale = HTTPRequestMessage(method: "GET", path: "/resources/inbox", headers: ["authorization": "Bearer \(first.access)"])
+        let current = HTTPRequestMessage(method: "GET", path: "/resources/feed", headers: ["authorization": "Bearer \(second)"])
+        crafted.add(.received(.http(id: "e8", cause: "c8", stale)))
+        crafted.add(.received(.http(id: "e10", cause: "c10", current)))
+        let reply = { (crafted: inout CraftedTrace, id: String, request: HTTPRequestMessage) in
+            if case .response(let refusal) = crafted.world.serve(request) { _ = crafted.add(.sent(.reply(id: id, .response(refusal)))) }
+        }
+        let refresh = { (crafted: inout CraftedTrace) in
+            _ = crafted.add(.received(.http(id: "e11", cause: "c10", RefreshAfterRejectionTests.refresh(secondRefresh))))
+        }
+        if together {
+            reply(&crafted, "e10", current)
+            reply(&crafted, "e8", stale)
+            refresh(&crafted)
+        } else {
+            reply(&crafted, "e10", current)
+            refresh(&crafted)
+            reply(&crafted, "e8", stale)
+        }
+        crafted.add(.received(.http(id: "e12", cause: "c8", HTTPRequestMessage(
+            method: "GET", path: "/resources/inbox", headers: ["authorization": "Bearer \(second)"]))))
+        return crafted
+    }
+
+    @Test("delivered together, the stale request's retry with the current token is no charge; delivered after the refresh went out, it is")
+    func refusalsTogether() throws {
+        #expect(try Self.trace(together: true).findings(RetriesWaitForTheRefresh()).isEmpty)
+        let late = try Self.trace(together: false).findings(RetriesWaitForTheRefresh())
+        #expect(late.map(\.requirements) == [["REFRESH-SINGLE-FLIGHT"]], "\(Harness.describe(late))")
+    }
+}

@@ -124,13 +124,36 @@ struct RetriesWaitForTheRefresh: Oracle {
                 }
                 return (delivered ?? 0) > replied && !refused
             } ?? false
-            guard !waited else { continue }
+            guard !waited, !Self.decidedTogether(refused, retry: retry, pending: pending, context) else { continue }
             findings.append(context.finding(
                 requirements, id,
                 "a refused request was sent again while refresh #\(pending.event) was still in flight; it must wait for that refresh",
                 [replied, pending.event, retry.event]))
         }
         return findings
+    }
+
+    /// A retry with a newer token than the one refused (a 401 for a replaced token: REFRESH-USE-LATEST-TOKEN), whose
+    /// refusal reached the client together with the refusal that started `pending` (no client message between
+    /// them): a client that handles replies on several threads decides on each before it knows of the other, so
+    /// the retry may follow the refresh on the wire though it was decided first.
+    private static func decidedTogether(_ refused: TraceIndex.Exchange, retry: TraceIndex.Exchange, pending: TraceIndex.Exchange,
+                                        _ context: OracleContext) -> Bool {
+        let vault = context.world.vault
+        guard pending.cause != refused.cause, let replied = refused.replyEvent,
+              let old = refused.request.bearerToken.flatMap({ vault.token($0) }),
+              let carried = retry.request.bearerToken.flatMap({ vault.token($0) }),
+              carried.family == old.family, carried.number > old.number,
+              let trigger = context.index.exchanges.last(where: {
+                  $0.instance == pending.instance && $0.cause == pending.cause && $0.status == 401 && !$0.isAuthEndpoint
+                      && ($0.replyEvent ?? .max) < pending.event
+              }),
+              let triggered = trigger.replyEvent
+        else { return false }
+        let (first, last) = (min(replied, triggered), max(replied, triggered))
+        return !context.trace.events[first..<(last - 1)].contains {
+            if case .received = $0.kind { return true } else { return false }
+        }
     }
 
     /// When a refresh stopped being in flight: its reply, the death of its process, or the client's giving up on
