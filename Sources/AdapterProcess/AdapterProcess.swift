@@ -84,8 +84,7 @@ public final class AdapterProcess: Sendable {
             channel.groupGuard = try Self.startGuard(group: processID)
         } catch {
             signalProcessAndGroup(processID, SIGKILL)
-            var status: Int32 = 0
-            while waitpid(processID, &status, 0) < 0 && errno == EINTR {}
+            reap(processID)
             AdapterRegistry.reaped(processID)
             closeDescriptor(pipes.stdin.writeEnd)
             closeDescriptor(pipes.stdout.readEnd)
@@ -299,8 +298,7 @@ public final class AdapterProcess: Sendable {
             }
             _ = channel.lock.wait(until: nil) { channel.exitStatus != nil }
             if !channel.reaped {
-                var status: Int32 = 0
-                while waitpid(processID, &status, 0) < 0 && errno == EINTR {}
+                reap(processID)
                 channel.reaped = true
                 AdapterRegistry.reaped(processID)
                 // Descendants that left the group were orphaned by this kill; with tracking on, they are ours.
@@ -320,8 +318,7 @@ public final class AdapterProcess: Sendable {
         guard let (guardID, lifeline) = channel.groupGuard else { return }
         channel.groupGuard = nil
         closeDescriptor(lifeline)
-        var status: Int32 = 0
-        while waitpid(guardID, &status, 0) < 0 && errno == EINTR {}
+        reap(guardID)
         AdapterRegistry.reaped(guardID)
     }
 

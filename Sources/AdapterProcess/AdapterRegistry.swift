@@ -82,10 +82,7 @@ public enum AdapterRegistry {
                 return orphans
             }
             guard !orphans.isEmpty else { return }
-            for orphan in orphans {
-                var status: Int32 = 0
-                while waitpid(orphan, &status, 0) < 0 && errno == EINTR {}
-            }
+            for orphan in orphans { reap(orphan) }
         }
     }
 

@@ -125,6 +125,12 @@ func signalProcessAndGroup(_ processID: pid_t, _ signal: Int32) {
     _ = kill(processID, signal)
 }
 
+/// Waits for the child `processID` to end and reaps it (retried when a signal interrupts the wait).
+func reap(_ processID: pid_t) {
+    var status: Int32 = 0
+    while waitpid(processID, &status, 0) < 0 && errno == EINTR {}
+}
+
 /// SIGKILL to `memberID` alone, when it is another process of `groupID`'s group (a child the adapter forked);
 /// false, and no signal, for any other process.
 func killGroupMember(_ memberID: pid_t, of groupID: pid_t) -> Bool {

@@ -23,10 +23,10 @@ enum DeviceClock {
 }
 
 /// No refresh storm from clock skew. Counted, after the device clock was first off: refreshes of an access token
-/// that lives longer than a minute, issued by the server less than half its lifetime before (by the server's clock) that nothing but the client's own
-/// clock explains (no 401 for that token, no background-refresh task since it arrived), each token once (sending
-/// the same refresh again after a failure is the backoff's to judge). More than `allowance` of them within a minute
-/// of virtual time in one process is a storm.
+/// that lives longer than a minute, issued by the server less than half its lifetime before (by the server's
+/// clock), that nothing but the client's own clock explains (no 401 for that token, no background-refresh task
+/// since it arrived), each token once (sending the same refresh again after a failure is the backoff's to judge).
+/// More than `allowance` of them within a minute of virtual time in one process is a storm.
 struct NoRefreshStormFromClockSkew: Oracle {
     let id = "no-refresh-storm-from-clock-skew"
     let invariants: [String] = []
@@ -103,10 +103,10 @@ enum SessionTokens {
 /// clock that jumped back believes such a token valid for as long as the jump, and without a refresh on the 401
 /// every request fails. Judged: the token refused for one command's request, then for another's sent after that
 /// refusal, and sent again for a third command after the second refusal, with no refresh in flight at the first
-/// refusal or sent after it (to the end of the process: a refresh deferred by backoff still comes), no refresh failed
-/// retryably or went unpersisted shortly before (the backoff's timer may not have fired when the process ended), and the session not
-/// ended by the third send. (A client may send a token refused once, by a fault say, with the
-/// next request; it must refresh when that is refused too. Resends for one command are retries:
+/// refusal or sent after it (to the end of the process: a refresh deferred by backoff still comes), no refresh
+/// failed retryably or went unpersisted shortly before (the backoff's timer may not have fired when the process
+/// ended), and the session not ended by the third send. (A client may send a token refused once, by a fault say,
+/// with the next request; it must refresh when that is refused too. Resends for one command are retries:
 /// `request-retried-at-most-once`'s.)
 struct NoDeadSessionFromClockSkew: Oracle {
     let id = "no-dead-session-from-clock-skew"
@@ -147,7 +147,8 @@ struct NoDeadSessionFromClockSkew: Oracle {
     /// Whether the process may still be in the backoff of a deferred refresh at `event`: its last refresh before
     /// `refusal` failed retryably, or its tokens could not be written to secure storage (persist before use: the
     /// client keeps the old token until a write succeeds), less than `DeferredRefreshTriedAgain.patience` before.
-    /// A process that ends (killed, rebooted) before the backoff's timer fires never sends the retry its trace would show.
+    /// A process that ends (killed, rebooted) before the backoff's timer fires never sends the retry its trace
+    /// would show.
     private static func inBackoff(_ instance: Int, before refusal: Int, at event: Int, _ context: OracleContext) -> Bool {
         let index = context.index
         let time = { (event: Int) in context.trace.events[event - 1].time }
