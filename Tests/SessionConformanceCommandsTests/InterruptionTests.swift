@@ -11,6 +11,16 @@ struct InterruptionTests {
     /// case's) started their escaped descendant, sends `signal`, and returns the exit status, those
     /// descendants' ids and the JSON report.
     static func interrupt(with signal: Int32, explore: Bool = false) throws -> (status: Int32, descendants: [Int32], report: [String: Any]) {
+        let stopped = try stop(with: [signal], explore: explore)
+        let data = try #require(stopped.report, "no report was written; the runner said: \(stopped.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        return (stopped.status, stopped.descendants, report)
+    }
+
+    /// As ``interrupt(with:explore:)``, sending each of `signals` at once, one after the other; returns the report's
+    /// bytes if one was written, and what the runner wrote on stderr.
+    static func stop(with signals: [Int32], explore: Bool = false) throws
+        -> (status: Int32, descendants: [Int32], report: Data?, stderr: String) {
         try #require(FileManager.default.isExecutableFile(atPath: executable.path), "build the executable first")
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("interrupt-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -24,7 +34,9 @@ struct InterruptionTests {
             + ["--adapter", "exec /bin/sh '\(fixture.path)'", "--timeout", "120", "--report", "json=\(reportFile.path)"]
         process.environment = ProcessInfo.processInfo.environment.merging(["HOSTILE_PID_FILE": pidFile.path]) { $1 }
         process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        let stderr = folder.appendingPathComponent("stderr")
+        FileManager.default.createFile(atPath: stderr.path, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: stderr)
         try process.run()
         // A run the signal did not stop is stopped the way it handles, so its adapters go with it.
         defer { if process.isRunning { process.terminate() } }
@@ -35,12 +47,11 @@ struct InterruptionTests {
             descendants = text.split(separator: "\n").compactMap { Int32($0) }
         }
         try #require(descendants.count == 2, "the adapter never started (\(descendants))")
-        kill(process.processIdentifier, signal)
+        for signal in signals { kill(process.processIdentifier, signal) }
         for _ in 0..<3000 where process.isRunning { usleep(10_000) }
         try #require(!process.isRunning, "the run did not stop")
-        let data = try Data(contentsOf: reportFile)
-        let report = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        return (process.terminationStatus, descendants, report)
+        return (process.terminationStatus, descendants, try? Data(contentsOf: reportFile),
+                (try? String(contentsOf: stderr, encoding: .utf8)) ?? "")
     }
 
     static func isRunning(_ processID: Int32) -> Bool {
@@ -80,6 +91,18 @@ struct InterruptionTests {
         #expect(status == 131)
         for descendant in descendants { #expect(!Self.isRunning(descendant), "process \(descendant) was left behind") }
         #expect((report["run"] as? [String: Any])?["completed"] as? Bool == false)
+    }
+
+    @Test("A second signal before the first one's stop is done kills the adapters and exits at once, writing no report")
+    func secondSignalStopsAtOnce() throws {
+        // The runner notices the first signal between two 250 ms slices of its wait for the silent adapter; the
+        // second arrives microseconds later, well before that.
+        let (status, descendants, report, stderr) = try Self.stop(with: [SIGINT, SIGTERM])
+        #expect(stderr.contains("stopped at once: the adapters were killed and no report was written"), "\(stderr)")
+        #expect(report == nil)
+        // 128 plus the signal the second handler saw: the two sources may be served in either order.
+        #expect(status == 130 || status == 143)
+        for descendant in descendants { #expect(!Self.isRunning(descendant), "process \(descendant) was left behind") }
     }
 
     @Test("SIGINT to explore ends the run it cut short without counting it, writes the report marked incomplete, exits 130")
