@@ -77,6 +77,10 @@ public enum Oracles {
 
     /// Every invariant some oracle checks, for `lint`.
     public static var checkedInvariants: Set<String> { Set(all.flatMap(\.invariants)) }
+
+    /// Each oracle's ID and the requirements its findings are charged to, for the pages that name oracles
+    /// (docs/violation-matrix.md).
+    public static var charges: [(id: String, requirements: [String])] { all.map { ($0.id, $0.requirements) } }
 }
 
 extension TraceIndex.Exchange {
