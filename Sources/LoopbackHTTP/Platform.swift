@@ -45,8 +45,19 @@ enum Socket {
         _ = close(fd)
     }
 
-    /// A listening TCP socket on 127.0.0.1 at an ephemeral port: (descriptor, port).
-    static func listenOnLoopback(port: UInt16 = 0, backlog: Int32) throws(LoopbackServerError) -> (Int32, UInt16) {
+    /// A socket bound to 127.0.0.1:`port` that does not listen: while it is open the port is not handed out to
+    /// another socket (an ephemeral port of an outgoing connection), and connecting to it is refused. Nil when the
+    /// port is taken.
+    static func bindOnly(port: UInt16) -> Int32? {
+        try? boundOnLoopback(port: port)
+    }
+
+    static func closeDescriptor(_ fd: Int32) {
+        _ = close(fd)
+    }
+
+    /// A TCP socket bound to 127.0.0.1:`port` (0: an ephemeral one), close-on-exec, with SO_REUSEADDR.
+    private static func boundOnLoopback(port: UInt16) throws(LoopbackServerError) -> Int32 {
         #if canImport(Darwin)
         let fd = socket(AF_INET, SOCK_STREAM, 0)
         #else
@@ -67,11 +78,18 @@ enum Socket {
             close(fd)
             throw LoopbackServerError("bind 127.0.0.1:\(port): \(describe(code))")
         }
+        return fd
+    }
+
+    /// A listening TCP socket on 127.0.0.1 at an ephemeral port: (descriptor, port).
+    static func listenOnLoopback(port: UInt16 = 0, backlog: Int32) throws(LoopbackServerError) -> (Int32, UInt16) {
+        let fd = try boundOnLoopback(port: port)
         guard listen(fd, backlog) == 0 else {
             let code = errno
             close(fd)
             throw LoopbackServerError("listen: \(describe(code))")
         }
+        var address = sockaddr_in()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let named = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }

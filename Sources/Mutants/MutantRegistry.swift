@@ -7,7 +7,7 @@ import SessionKit
 /// Every known-bad client the suite must reject, by name. docs/known-bad.md describes each one, the words of
 /// the design documents it violates, and what kills it.
 public enum MutantRegistry {
-    public static let all: [Mutant] = defects + ports + explored + triggered + independent
+    public static let all: [Mutant] = defects + ports + explored + triggered + independent + matrix
 
     public static func named(_ name: String) -> Mutant? { all.first { $0.name == name } }
 

@@ -30,6 +30,8 @@ public final class SessionKitClient: HostedClient {
 
     private let client: SessionClient
     private let effects: ClientEffects
+    /// The known-bad variant's defects (docs/known-bad.md): the one about what the app records lives here.
+    private let defects: Set<SessionKitDefect>
 
     public convenience init(effects: ClientEffects) {
         self.init(effects: effects, configuration: Self.configuration)
@@ -38,6 +40,7 @@ public final class SessionKitClient: HostedClient {
     /// `configuration` speaks the world profile the runner's `welcome` described, when it described one.
     public init(effects: ClientEffects, configuration: SessionConfiguration) {
         self.effects = effects
+        defects = configuration.defects
         client = SessionClient(configuration: configuration.following(effects.world),
                                environment: SessionEnvironment(effects: effects))
     }
@@ -47,8 +50,11 @@ public final class SessionKitClient: HostedClient {
             switch command.kind {
             case .launch:
                 // The launch into the initial state is not a transition of the machine; report it first.
-                effects.transition(TransitionEvent(transition: nil, from: nil, to: "restoring", account: nil,
-                                                   generation: 1, reason: "launch"))
+                // DEFECT launch-not-recorded: it is not.
+                if !defects.contains(.launchNotRecorded) {
+                    effects.transition(TransitionEvent(transition: nil, from: nil, to: "restoring", account: nil,
+                                                       generation: 1, reason: "launch"))
+                }
                 let snapshot = await client.launch()
                 return CommandResult(id: command.id, content: ["state": .string(snapshot.phase.rawValue)])
             case .signIn, .switchAccount:

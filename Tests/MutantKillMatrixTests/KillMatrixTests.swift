@@ -79,11 +79,14 @@ struct KillMatrixTests {
         try variantIsKilledForTheRightReason(name)
     }
 
-    @Test("the single-defect variants fail at most three requirements beyond their own each, seven in all, each with a behavioural reason")
+    @Test("the single-defect variants fail at most three requirements beyond their own each, fourteen in all, each with a behavioural reason")
     func supersetStaysSmall() {
         let defects = MutantRegistry.all.filter { $0.kind == .defect }
         let superset = defects.flatMap(\.alsoFails)
-        #expect(superset.count <= 7, "\(defects.filter { !$0.alsoFails.isEmpty }.map { "\($0.name): \($0.alsoFails.map(\.id))" })")
+        // Fourteen: a transition that does not move the generation as the machine's does is not that transition, and a
+        // launch not recorded leaves the client in no state, so the variants that misreport them (docs/known-bad.md,
+        // "Written for the violation matrix") also fail the requirements whose cases expect those transitions and states.
+        #expect(superset.count <= 14, "\(defects.filter { !$0.alsoFails.isEmpty }.map { "\($0.name): \($0.alsoFails.map(\.id))" })")
         for defect in defects { #expect(defect.alsoFails.count <= 3, "\(defect.name): \(defect.alsoFails.map(\.id))") }
         // A reason names what the client does, not which case step charged it.
         for entry in superset { #expect(!entry.why.contains("step"), "\(entry.id): \(entry.why)") }

@@ -35,7 +35,7 @@ struct InterruptionTests {
         process.environment = ProcessInfo.processInfo.environment.merging(["HOSTILE_PID_FILE": pidFile.path]) { $1 }
         process.standardOutput = FileHandle.nullDevice
         let stderr = folder.appendingPathComponent("stderr")
-        FileManager.default.createFile(atPath: stderr.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderr.path, contents: nil)
         process.standardError = try FileHandle(forWritingTo: stderr)
         try process.run()
         // A run the signal did not stop is stopped the way it handles, so its adapters go with it.

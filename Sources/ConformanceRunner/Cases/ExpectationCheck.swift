@@ -119,7 +119,11 @@ struct ExpectationCheck {
             if !Self.took(transitions.map(\.value), happened, in: index, endingIn: current, machine) {
                 let got = happened.map { transition in
                     let name = transition.message.transition ?? "null"
-                    return transition.reported == name ? name : "\(name) (reported '\(transition.reported ?? "null")')"
+                    let named = transition.reported == name ? name : "\(name) (reported '\(transition.reported ?? "null")')"
+                    // Named right, but not what the machine's transition does (its generation rule, its states).
+                    return transition.path == nil && transition.reported != nil
+                        ? "\(named) (to \(transition.message.to), generation \(transition.message.generation): not what the state machine's transition does)"
+                        : named
                 }
                 problems.append(("expected transitions [\(transitions.map(\.value).joined(separator: ", "))], got [\(got.joined(separator: ", "))]",
                                  happened.map(\.event), other("transitions")))

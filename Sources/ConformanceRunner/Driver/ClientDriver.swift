@@ -1,5 +1,6 @@
 import ConformanceProtocol
 import JSONCore
+import LoopbackHTTP
 import SpecModel
 import SimulatedWorld
 
@@ -19,6 +20,8 @@ final class ClientDriver {
     private var loopback: LoopbackBridge?
     /// The port the case's first loopback server got; every later process of the case is served there.
     private var loopbackPort: UInt16?
+    /// The case's loopback port while no server listens on it (between a kill and the relaunch).
+    private var portReservation: LoopbackPortReservation?
     private let seed: UInt64
 
     private(set) var hello: (implementation: ImplementationInfo, capabilities: [String])?
@@ -214,6 +217,8 @@ final class ClientDriver {
             // One port for the whole case: a restarted process finds the server at the URL it had, so caches
             // keyed by the token URL survive process death.
             let process = launcher as? ProcessAdapterLauncher
+            portReservation?.release()
+            portReservation = nil
             let bridge = try LoopbackBridge(timeout: process?.timeout ?? .seconds(10), port: loopbackPort ?? process?.loopbackPort ?? 0)
             loopbackPort = bridge.port
             loopback = bridge
@@ -614,5 +619,7 @@ final class ClientDriver {
         for line in loopback.takeLog() { note(line) }
         loopback.stop()
         self.loopback = nil
+        // Held until the next process's server binds the port again.
+        portReservation = LoopbackPortReservation(port: loopback.port)
     }
 }

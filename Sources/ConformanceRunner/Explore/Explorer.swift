@@ -231,28 +231,38 @@ public struct Explorer: Sendable {
     /// (`error:resetKeepsState`), once per run. Not seen either, the client does not play the same run the same way
     /// (threads, real time): the failure stays as first seen, since nothing blames the reset.
     private func confirmWithProcessDeaths(_ tally: inout Tally, _ options: ExploreOptions) {
-        var replayed: [ExploreRunID: CaseOutcome] = [:]
-        var replayedWithResets: [ExploreRunID: CaseOutcome] = [:]
+        // A client whose failures hang on thread timing can miss a failure in one replay and show it in the next, so
+        // the reset is blamed only when three replays with real process deaths miss it and two with resets show it.
+        var replayed: [ExploreRunID: [CaseOutcome]] = [:]
+        var replayedWithResets: [ExploreRunID: [CaseOutcome]] = [:]
+        func replays(_ run: ExploreRunID, _ restarts: ClientRestarts, _ count: Int, _ cache: inout [ExploreRunID: [CaseOutcome]],
+                     until found: (CaseOutcome) -> Bool) -> [CaseOutcome] {
+            var outcomes = cache[run] ?? []
+            while outcomes.count < count, !outcomes.contains(where: found) {
+                outcomes.append(play(run.acceptanceCase(), seed: run.seed, restarts: restarts))
+            }
+            cache[run] = outcomes
+            return outcomes
+        }
         for key in tally.first.keys.sorted() {
             guard let first = tally.first[key], killsByReset(first.run, processDeathEvery: options.processDeathEvery),
                   first.outcome.trace.events.contains(where: { if case .processKilled = $0.kind { true } else { false } })
             else { continue }
-            let real = replayed[first.run] ?? play(first.run.acceptanceCase(), seed: first.run.seed, restarts: .newProcesses)
-            replayed[first.run] = real
-            if ExploreFailureKey.of(real).contains(key) {
-                tally.first[key] = (first.run, real)
+            let shows = { (outcome: CaseOutcome) in ExploreFailureKey.of(outcome).contains(key) }
+            let real = replays(first.run, .newProcesses, 3, &replayed, until: shows)
+            if let confirmed = real.first(where: shows) {
+                tally.first[key] = (first.run, confirmed)
                 continue
             }
-            let again = replayedWithResets[first.run] ?? play(first.run.acceptanceCase(), seed: first.run.seed, restarts: .resets)
-            replayedWithResets[first.run] = again
-            guard ExploreFailureKey.of(again).contains(key) else { continue }
+            let again = replays(first.run, .resets, 2, &replayedWithResets) { !shows($0) }
+            guard again.count == 2, again.allSatisfy(shows) else { continue }
             tally.first[key] = nil
             let resetKey = ExploreFailureKey(check: "error:resetKeepsState", requirements: [])
             guard tally.first[resetKey].map({ first.run < $0.run }) ?? true else { continue }
             let soft = first.outcome
-            let reason = "resetKeepsState: run \(first.run) shows \(key) when its kills reset the adapter's process, and not when "
-                + "they end it (\(real.status.rawValue) then): the adapter's 'reset' keeps state a new process would not have "
-                + "(docs/adapter-protocol.md, 'reset')"
+            let reason = "resetKeepsState: run \(first.run) shows \(key) when its kills reset the adapter's process (twice), and not "
+                + "when they end it (\(real.map(\.status.rawValue).joined(separator: ", ")) in three replays): the adapter's 'reset' "
+                + "keeps state a new process would not have (docs/adapter-protocol.md, 'reset')"
             tally.first[resetKey] = (first.run, CaseOutcome(
                 caseID: soft.caseID, title: soft.title, file: soft.file, requirements: soft.requirements, status: .error,
                 findings: [], reason: reason, stderrTail: soft.stderrTail, trace: soft.trace, vault: soft.vault, seed: soft.seed))

@@ -79,9 +79,19 @@ struct ContentBelongsToCurrentAccount: Oracle {
                     late ? ([served?.replyEvent, ended?.event].compactMap { $0 } + [shown.event]).sorted() : [shown.event]))
             default:
                 guard let current, owner != current else { continue }
+                // A response to a request sent before this session began and answered after it is late too, even
+                // when no end was reported in between (a sign-in over a session the client never ended).
+                let started = index.transitions.last {
+                    $0.instance == shown.instance && $0.event < shown.event
+                        && ["sign-in-succeeded", "restore-validated"].contains($0.path?.transition.id ?? $0.message.transition ?? "")
+                }?.event
+                let spanned = served.flatMap { served in
+                    started.flatMap { started in served.replyEvent.map { served.event < started && $0 > started } }
+                } ?? false
+                let stale = late || spanned
                 findings.append(context.finding(
-                    late ? ["EPOCH-DISCARD-STALE-RESPONSES"] : ["CACHE-PARTITION-BY-ACCOUNT"], id,
-                    late ? "\(owner)'s late response was shown in \(current)'s session"
+                    stale ? ["EPOCH-DISCARD-STALE-RESPONSES"] : ["CACHE-PARTITION-BY-ACCOUNT"], id,
+                    stale ? "\(owner)'s late response was shown in \(current)'s session"
                         : "\(owner)'s cached content was shown in \(current)'s session",
                     ([served?.replyEvent, ended?.event].compactMap { $0 } + [shown.event]).sorted()))
             }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Sign-in and account switch: input validated before any request; then login, the new pair persisted
 /// before first use, the profile fetched, and `authenticated` in a new generation.
 extension SessionClient {
@@ -41,6 +43,9 @@ extension SessionClient {
         }
     }
 
+    /// Where the password-kept-in-preferences defect keeps the password.
+    static let rememberedPasswordKey = "auth.remembered-password"
+
     private func completeSignIn(_ ticket: SignInTicket, email: String, password: String) async throws(SessionError) -> AccountProfile {
         let generation = ticket.generation
         let grant: TokenGrant
@@ -67,6 +72,11 @@ extension SessionClient {
         let session = StoredSession(sessionID: makeSessionID(), account: account, accessToken: credentials.accessToken, refreshToken: credentials.refreshToken)
         switch await vault.commit(.setActive(session), ifGeneration: generation) {
         case .committed:
+            // DEFECT password-kept-in-preferences: the password is kept for a silent sign-in later, in plain
+            // preferences, until the next sign-in replaces it.
+            if defects.contains(.passwordKeptInPreferences) {
+                try? await environment.preferences.setValue(Data(password.utf8), for: Self.rememberedPasswordKey)
+            }
             // DEFECT sign-in-drops-revocation-queue: the new session's record is written from scratch; the refresh
             // tokens of ended sessions still waiting to be revoked are lost with the old one.
             if defects.contains(.signInDropsRevocationQueue), let record = try? await vault.load() {

@@ -60,7 +60,8 @@ public actor SessionClient {
             endsFinished: { [preferences = environment.preferences] in
                 if await cache.clearOwed() { await SessionEndMarker.clear(preferences) }
             },
-            forgetsFailedEnds: defects.contains(.failedEndForgotten)
+            forgetsFailedEnds: defects.contains(.failedEndForgotten),
+            refreshTokenCopy: defects.contains(.refreshTokenCopiedToPreferences) ? environment.preferences : nil
         )
         self.configuration = configuration
         self.environment = environment

@@ -118,4 +118,22 @@ package enum SessionKitDefect: String, Sendable, Hashable, CaseIterable {
     /// while the clock was ahead looks valid, and newer than every later request, once the clock jumps back: the
     /// server's 401s for it fail the requests and are never refreshed, a dead session.
     case deadSessionAfterClockJumpBack = "dead-session-after-clock-jump-back"
+
+    // Written to prove a row of docs/violation-matrix.md that no other variant proved.
+
+    /// An explicit sign-out leaves the session generation as it was; only the next sign-in moves it.
+    case signOutKeepsGeneration = "sign-out-keeps-generation"
+    /// A successful sign-in enters authenticated under the generation the sign-in started in.
+    case signInKeepsGeneration = "sign-in-keeps-generation"
+    /// A "remember me" copy of the refresh token is kept in plain preferences beside the record in secure storage.
+    case refreshTokenCopiedToPreferences = "refresh-token-copied-to-preferences"
+    /// The sign-in password is kept in plain preferences for a silent sign-in later, until the next sign-in.
+    case passwordKeptInPreferences = "password-kept-in-preferences"
+    /// A rejected refresh ends the session without moving the session generation.
+    case rejectionKeepsGeneration = "rejection-keeps-generation"
+    /// An account switch ends the session without moving the generation; the sign-in that completes it does.
+    case switchKeepsGeneration = "switch-keeps-generation"
+    /// The launch into `restoring` is not recorded: the app records the state machine's transitions only, and the
+    /// launch is not one of them.
+    case launchNotRecorded = "launch-not-recorded"
 }

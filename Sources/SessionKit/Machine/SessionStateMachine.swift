@@ -564,10 +564,22 @@ struct SessionStateMachine: Sendable {
 
     private var phase: SessionPhase { snapshot.phase }
 
+    /// DEFECT sign-out-keeps-generation: an explicit sign-out leaves the generation as it was; the next sign-in moves it.
+    /// DEFECT sign-in-keeps-generation: a sign-in enters authenticated under the generation it started in.
+    /// DEFECT rejection-keeps-generation: a rejected refresh ends the session without moving the generation.
+    /// DEFECT switch-keeps-generation: an account switch ends the session without moving the generation; the sign-in
+    /// that completes it does.
+    private func keepsGeneration(_ id: SessionTransitionID) -> Bool {
+        (id == .signOut && defects.contains(.signOutKeepsGeneration))
+            || (id == .signInSucceeded && defects.contains(.signInKeepsGeneration))
+            || (id == .refreshRejected && defects.contains(.rejectionKeepsGeneration))
+            || ([.accountSwitch, .switchDuringRefresh].contains(id) && defects.contains(.switchKeepsGeneration))
+    }
+
     /// The only way a transition happens: checks the source state, applies the generation effect.
     private mutating func fire(_ id: SessionTransitionID, account: AccountID?, reason: TransitionReason, failure: FailureClass? = nil) -> SessionTransition {
         precondition(phase == id.from, "transition \(id) fired in state \(phase)")
-        if id.generationEffect == .increment { generations.advance() }
+        if id.generationEffect == .increment, !keepsGeneration(id) { generations.advance() }
         return SessionTransition(id: id, account: account, generation: generations.current, reason: reason, failureClass: failure)
     }
 

@@ -22,10 +22,14 @@ actor CredentialVault {
     private let endsFinished: @Sendable () async -> Void
     /// The failed-end-forgotten defect (docs/known-bad.md); false for the reference.
     private let forgetsFailedEnds: Bool
+    /// The refresh-token-copied-to-preferences defect: where the copy goes; nil for the reference.
+    private let refreshTokenCopy: (any PreferencesStorage)?
 
     init(storage: any SecureStorage, key: String, accessibility: SecureStorageAccessibility, generations: GenerationCounter,
-         logger: SessionLogger, endsFinished: @escaping @Sendable () async -> Void = {}, forgetsFailedEnds: Bool = false) {
+         logger: SessionLogger, endsFinished: @escaping @Sendable () async -> Void = {}, forgetsFailedEnds: Bool = false,
+         refreshTokenCopy: (any PreferencesStorage)? = nil) {
         self.forgetsFailedEnds = forgetsFailedEnds
+        self.refreshTokenCopy = refreshTokenCopy
         self.storage = storage
         self.key = key
         self.accessibility = accessibility
@@ -72,6 +76,15 @@ actor CredentialVault {
             return .failed(FailureClass(error))
         }
         state = .loaded(record)
+        // DEFECT refresh-token-copied-to-preferences: a "remember me" copy of the refresh token in plain
+        // preferences, kept in step with the record and removed with the session.
+        if let refreshTokenCopy {
+            if let active = record.active {
+                try? await refreshTokenCopy.setValue(Data(active.refreshToken.secretValue.utf8), for: "auth.remember")
+            } else {
+                try? await refreshTokenCopy.removeValue(for: "auth.remember")
+            }
+        }
         if !pending.isEmpty {
             pendingEnds = []
             await endsFinished()
