@@ -23,7 +23,7 @@ struct StaleResponseAttributionTests {
         if !answeredAfter { crafted.add(.sent(.reply(id: "r1", .response(response)))) }
         crafted.transition("sign-in-started", from: "signedOut", to: "signingIn")
         crafted.exchange(HTTPRequestMessage(method: "POST", path: "/auth/login",
-                                            body: ["email": "bob@example.com", "password": "correct horse battery"]))
+                                            body: ["email": "bob@example.com", "password": "staple tuna pony"]))
         crafted.transition("sign-in-succeeded", from: "signingIn", to: "authenticated", account: "acct-bob")
         if answeredAfter { crafted.add(.sent(.reply(id: "r1", .response(response)))) }
         crafted.add(.received(.ui(UIEvent(kind: .content, resource: "inbox", account: "acct-bob", generation: 1, contentID: contentID))))
@@ -42,5 +42,33 @@ struct StaleResponseAttributionTests {
         let findings = try Self.shownInBobsSession(answeredAfter: false)
         #expect(findings.map(\.requirements) == [["CACHE-PARTITION-BY-ACCOUNT"]])
         #expect(findings.first?.message == "alice's cached content was shown in bob's session")
+    }
+
+    @Test("another account's content fetched with the token of a stale refresh result it took up is EPOCH-DISCARD-STALE-REFRESH's")
+    func fetchedWithAStaleRefreshResult() throws {
+        var crafted = CraftedTrace()
+        let alice = crafted.signInAlice()
+        crafted.transition("refresh-started", from: "authenticated", to: "refreshing", account: "acct-alice")
+        let refresh = HTTPRequestMessage(method: "POST", path: "/auth/refresh", body: ["refresh_token": .string(alice.refresh)])
+        crafted.add(.received(.http(id: "r0", cause: nil, refresh)))
+        crafted.transition("sign-out-during-refresh", from: "refreshing", to: "signedOut")
+        crafted.transition("sign-in-started", from: "signedOut", to: "signingIn")
+        crafted.exchange(HTTPRequestMessage(method: "POST", path: "/auth/login",
+                                            body: ["email": "carol@example.com", "password": "river lamp violet"]))
+        crafted.transition("sign-in-succeeded", from: "signingIn", to: "authenticated", account: "acct-carol")
+        guard case .response(let refreshed) = crafted.world.serve(refresh), let access = refreshed.body["access_token"]?.string else {
+            Issue.record("the world refused alice's refresh")
+            return
+        }
+        crafted.add(.sent(.reply(id: "r0", .response(refreshed))))
+        let outcome = crafted.exchange(HTTPRequestMessage(method: "GET", path: "/resources/inbox", headers: ["Authorization": "Bearer \(access)"]))
+        guard case .response(let response) = outcome, let contentID = response.body["contentId"]?.string else {
+            Issue.record("the world served no inbox")
+            return
+        }
+        crafted.add(.received(.ui(UIEvent(kind: .content, resource: "inbox", account: "acct-carol", generation: 1, contentID: contentID))))
+        let findings = try crafted.findings(ContentBelongsToCurrentAccount())
+        #expect(findings.map(\.requirements) == [["EPOCH-DISCARD-STALE-REFRESH"]])
+        #expect(findings.first?.message.hasPrefix("alice's content was shown in carol's session, fetched with at#") == true, "\(findings.map(\.message))")
     }
 }

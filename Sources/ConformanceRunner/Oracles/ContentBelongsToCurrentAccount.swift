@@ -8,7 +8,7 @@ struct ContentBelongsToCurrentAccount: Oracle {
     let invariants: [String] = ["restoring-no-private-content", "authenticated-content-current-account", "authenticated-cache-keyed-by-account", "signed-out-no-private-content", "signing-in-no-previous-account-content"]
     let requirements = [
         "EPOCH-DISCARD-STALE-RESPONSES", "CACHE-PARTITION-BY-ACCOUNT", "CACHE-CLEAR-ON-SWITCH",
-        "RESTORE-NO-PRIVATE-BEFORE-VALIDATION", "SIGNOUT-BLOCK-AND-CLEAR", "OFFLINE-POLICY-DECLARED",
+        "RESTORE-NO-PRIVATE-BEFORE-VALIDATION", "SIGNOUT-BLOCK-AND-CLEAR", "OFFLINE-POLICY-DECLARED", "EPOCH-DISCARD-STALE-REFRESH",
     ]
 
     func check(_ context: OracleContext) -> [Finding] {
@@ -89,6 +89,16 @@ struct ContentBelongsToCurrentAccount: Oracle {
                     started.flatMap { started in served.replyEvent.map { served.event < started && $0 > started } }
                 } ?? false
                 let stale = late || spanned
+                // Fetched with a token of a refresh result that arrived after its own session ended, and sent after
+                // that: the session took up the stale result, which is where the fault lies.
+                if let served, let adopted = Self.staleRefresh(issuing: served.request.bearerToken, index), served.event > adopted {
+                    findings.append(context.finding(
+                        ["EPOCH-DISCARD-STALE-REFRESH"], id,
+                        "\(owner)'s content was shown in \(current)'s session, fetched with \(context.handles(in: served.request.bearerToken ?? "")) "
+                            + "of a refresh result that arrived after its session ended",
+                        [adopted, served.event, shown.event].sorted()))
+                    continue
+                }
                 findings.append(context.finding(
                     stale ? ["EPOCH-DISCARD-STALE-RESPONSES"] : ["CACHE-PARTITION-BY-ACCOUNT"], id,
                     stale ? "\(owner)'s late response was shown in \(current)'s session"
@@ -97,5 +107,14 @@ struct ContentBelongsToCurrentAccount: Oracle {
             }
         }
         return findings
+    }
+
+    /// The reply event of the refresh that issued `token`, when that reply arrived after a session end that came
+    /// after the refresh was sent: a stale refresh result.
+    static func staleRefresh(issuing token: String?, _ index: TraceIndex) -> Int? {
+        guard let token, let issuing = index.exchanges.first(where: { $0.isRefresh && $0.issuedAccessToken == token }),
+              let reply = issuing.replyEvent,
+              let end = index.sessionEnd(before: reply, instance: issuing.instance), end.event > issuing.event else { return nil }
+        return reply
     }
 }
