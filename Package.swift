@@ -99,7 +99,7 @@ let package = Package(
         .testTarget(name: "MutantKillMatrixTests",
                     dependencies: ["Mutants", "ConformanceRunner", "ConformanceProtocol", "SpecModel", "LongTests"]),
         // Fixtures/ holds adapters written for the tests (run as processes, not bundled).
-        .testTarget(name: "ConformanceRunnerTests", dependencies: ["ConformanceRunner", "ConformanceProtocol", "SpecModel", "JSONCore", "SimulatedWorld",
+        .testTarget(name: "ConformanceRunnerTests", dependencies: ["ConformanceRunner", "ConformanceProtocol", "SpecModel", "JSONCore", "SimulatedWorld", "LoopbackHTTP",
                                                                "AdapterProcess"],
                     exclude: ["Fixtures"]),
         .testTarget(name: "SimulatedWorldTests", dependencies: ["SimulatedWorld", "ConformanceProtocol", "JSONCore"]),

@@ -1,4 +1,11 @@
 import ConformanceProtocol
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import JSONCore
 import LoopbackHTTP
 import SpecModel
@@ -219,7 +226,13 @@ final class ClientDriver {
             let process = launcher as? ProcessAdapterLauncher
             portReservation?.release()
             portReservation = nil
-            let bridge = try LoopbackBridge(timeout: process?.timeout ?? .seconds(10), port: loopbackPort ?? process?.loopbackPort ?? 0)
+            let timeout = process?.timeout ?? .seconds(10)
+            let bridge: LoopbackBridge
+            if let port = loopbackPort, process?.loopbackPort == nil {
+                bridge = try Self.rebind(port, timeout: timeout) { note($0) }
+            } else {
+                bridge = try LoopbackBridge(timeout: timeout, port: loopbackPort ?? process?.loopbackPort ?? 0)
+            }
             loopbackPort = bridge.port
             loopback = bridge
         }
@@ -612,6 +625,19 @@ final class ClientDriver {
         for line in loopback.takeLog() { note(line) }
         for request in requests { record(.received(request)) }
         return requests
+    }
+
+    /// The case's port again for a relaunched process. Another socket of the machine may hold it for a moment (the
+    /// port was free while no process lived): a few tries, then a new port, told in the trace, rather than an error
+    /// for the client. A port pinned with `--loopback-port` is never given up.
+    static func rebind(_ port: UInt16, timeout: Duration, note: (String) -> Void) throws(AdapterFailure) -> LoopbackBridge {
+        for _ in 0..<20 {
+            if let bridge = try? LoopbackBridge(timeout: timeout, port: port) { return bridge }
+            usleep(50_000)
+        }
+        let bridge = try LoopbackBridge(timeout: timeout, port: 0)
+        note("the case's loopback port \(port) was taken while no process served it; the relaunched process is served at port \(bridge.port)")
+        return bridge
     }
 
     private func stopLoopback() {

@@ -73,6 +73,7 @@ public enum Oracles {
         DeferredRefreshTriedAgain(),
         EndedSessionRevoked(),
         FailedSignInLeavesSigningIn(),
+        LoginsAskedForByTheUser(),
     ]
 
     /// Every invariant some oracle checks, for `lint`.

@@ -370,7 +370,7 @@ struct NoSilentSignInAfterRejection: Oracle {
         for login in index.exchanges where login.isLogin && !judged.contains(login.instance) {
             guard let rejection = index.exchanges.first(where: {
                 $0.instance == login.instance && $0.isRejection && ($0.replyEvent ?? .max) < login.event
-            }), !askedByTheUser(login, index) else { continue }
+            }), !Self.askedByTheUser(login, index) else { continue }
             judged.insert(login.instance)
             findings.append(context.finding(
                 requirements, id,
@@ -380,7 +380,9 @@ struct NoSilentSignInAfterRejection: Oracle {
         return findings
     }
 
-    private func askedByTheUser(_ login: TraceIndex.Exchange, _ index: TraceIndex) -> Bool {
+    /// Whether a `signIn` or `switchAccount` asked for the login: its cause names one, or (with no cause) one of the
+    /// process was waiting for its result when the login was sent.
+    static func askedByTheUser(_ login: TraceIndex.Exchange, _ index: TraceIndex) -> Bool {
         let signIns = index.commands.filter {
             $0.instance == login.instance && $0.event < login.event && [.signIn, .switchAccount].contains($0.value.kind)
         }
@@ -388,5 +390,34 @@ struct NoSilentSignInAfterRejection: Oracle {
         return signIns.contains { command in
             !index.results.contains { $0.instance == login.instance && $0.value.id == command.value.id && $0.event < login.event }
         }
+    }
+}
+
+/// While a session is live its credentials come from one place, its refresh: a login (a password grant) that no
+/// `signIn` or `switchAccount` asked for, sent while the process is authenticated or refreshing, is a request that
+/// obtained credentials of its own instead of waiting for the session's refresh (a password-grant library that
+/// answers every request refused during a refresh with a grant of its own). One finding per process; a login after
+/// the server rejected the session is no-silent-sign-in-after-rejection's.
+struct LoginsAskedForByTheUser: Oracle {
+    let id = "logins-asked-for-by-the-user"
+    let invariants: [String] = []
+    let requirements = ["REFRESH-SINGLE-FLIGHT"]
+
+    func check(_ context: OracleContext) -> [Finding] {
+        let index = context.index
+        var findings: [Finding] = []
+        var judged: Set<Int> = []
+        for login in index.exchanges where login.isLogin && !judged.contains(login.instance) {
+            guard !NoSilentSignInAfterRejection.askedByTheUser(login, index),
+                  !index.exchanges.contains(where: { $0.instance == login.instance && $0.isRejection && ($0.replyEvent ?? .max) < login.event }),
+                  let state = index.state(before: login.event, instance: login.instance), ["authenticated", "refreshing"].contains(state)
+            else { continue }
+            judged.insert(login.instance)
+            findings.append(context.finding(
+                requirements, id,
+                "a login no signIn or switchAccount asked for was sent while the session was \(state): the client obtained credentials by a grant of its own instead of sharing the session's refresh",
+                [login.event]))
+        }
+        return findings
     }
 }
