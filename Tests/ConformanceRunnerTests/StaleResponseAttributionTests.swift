@@ -71,4 +71,25 @@ struct StaleResponseAttributionTests {
         #expect(findings.map(\.requirements) == [["EPOCH-DISCARD-STALE-REFRESH"]])
         #expect(findings.first?.message.hasPrefix("alice's content was shown in carol's session, fetched with at#") == true, "\(findings.map(\.message))")
     }
+
+    @Test("alice's content answered before bob's session began but shown after it, as the result of a command given in her session, is a late response")
+    func appliedLate() throws {
+        var crafted = CraftedTrace()
+        let alice = crafted.signInAlice()
+        crafted.add(.sent(.command(AppCommand(id: "c4", kind: .request, resource: "inbox"))))
+        let outcome = crafted.exchange(HTTPRequestMessage(method: "GET", path: "/resources/inbox", headers: ["Authorization": "Bearer \(alice.access)"]), cause: "c4")
+        guard case .response(let response) = outcome, let contentID = response.body["contentId"]?.string else {
+            Issue.record("the world served no inbox")
+            return
+        }
+        crafted.transition("sign-in-started", from: "authenticated", to: "signingIn")
+        crafted.exchange(HTTPRequestMessage(method: "POST", path: "/auth/login",
+                                            body: ["email": "bob@example.com", "password": "staple tuna pony"]))
+        crafted.transition("sign-in-succeeded", from: "signingIn", to: "authenticated", account: "acct-bob")
+        crafted.add(.received(.ui(UIEvent(kind: .content, resource: "inbox", account: "acct-bob", generation: 1, contentID: contentID))))
+        crafted.add(.received(.result(CommandResult(id: "c4", content: ["contentId": .string(contentID)]))))
+        let findings = try crafted.findings(ContentBelongsToCurrentAccount())
+        #expect(findings.map(\.requirements) == [["EPOCH-DISCARD-STALE-RESPONSES"]])
+        #expect(findings.first?.message == "alice's late response was shown in bob's session")
+    }
 }

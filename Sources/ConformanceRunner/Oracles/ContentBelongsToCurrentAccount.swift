@@ -88,7 +88,18 @@ struct ContentBelongsToCurrentAccount: Oracle {
                 let spanned = served.flatMap { served in
                     started.flatMap { started in served.replyEvent.map { served.event < started && $0 > started } }
                 } ?? false
-                let stale = late || spanned
+                // Answered with that content to a command the user gave before this session began: a response of the
+                // earlier session the client applied late, not content a shared cache handed to a command of this one.
+                // (The result that follows the showing is the command's it answered.)
+                let answered = index.results.first {
+                    $0.instance == shown.instance && $0.event > shown.event && $0.value.content["contentId"]?.string == contentID
+                }
+                let askedBefore = started.flatMap { started in
+                    answered.map { result in
+                        index.commands.contains { $0.instance == shown.instance && $0.value.id == result.value.id && $0.event < started }
+                    }
+                } ?? false
+                let stale = late || spanned || askedBefore
                 // Fetched with a token of a refresh result that arrived after its own session ended, and sent after
                 // that: the session took up the stale result, which is where the fault lies.
                 if let served, let adopted = Self.staleRefresh(issuing: served.request.bearerToken, index), served.event > adopted {
