@@ -231,7 +231,8 @@ final class ClientDriver {
             if let port = loopbackPort, process?.loopbackPort == nil {
                 bridge = try Self.rebind(port, timeout: timeout) { note($0) }
             } else {
-                bridge = try LoopbackBridge(timeout: timeout, port: loopbackPort ?? process?.loopbackPort ?? 0)
+                // The first process of the case, or a port pinned with --loopback-port.
+                bridge = try LoopbackBridge(timeout: timeout, port: process?.loopbackPort ?? 0)
             }
             loopbackPort = bridge.port
             loopback = bridge

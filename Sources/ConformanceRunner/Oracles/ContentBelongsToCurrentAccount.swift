@@ -79,6 +79,16 @@ struct ContentBelongsToCurrentAccount: Oracle {
                     late ? ([served?.replyEvent, ended?.event].compactMap { $0 } + [shown.event]).sorted() : [shown.event]))
             default:
                 guard let current, owner != current else { continue }
+                // Fetched with a token of a refresh result that arrived after its own session ended, and sent after
+                // that: the session took up the stale result, which is where the fault lies.
+                if let served, let adopted = Self.staleRefresh(issuing: served.request.bearerToken, index), served.event > adopted {
+                    findings.append(context.finding(
+                        ["EPOCH-DISCARD-STALE-REFRESH"], id,
+                        "\(owner)'s content was shown in \(current)'s session, fetched with \(context.handles(in: served.request.bearerToken ?? "")) "
+                            + "of a refresh result that arrived after its session ended",
+                        [adopted, served.event, shown.event].sorted()))
+                    continue
+                }
                 // A response to a request sent before this session began and answered after it is late too, even
                 // when no end was reported in between (a sign-in over a session the client never ended).
                 let started = index.transitions.last {
@@ -100,16 +110,6 @@ struct ContentBelongsToCurrentAccount: Oracle {
                     }
                 } ?? false
                 let stale = late || spanned || askedBefore
-                // Fetched with a token of a refresh result that arrived after its own session ended, and sent after
-                // that: the session took up the stale result, which is where the fault lies.
-                if let served, let adopted = Self.staleRefresh(issuing: served.request.bearerToken, index), served.event > adopted {
-                    findings.append(context.finding(
-                        ["EPOCH-DISCARD-STALE-REFRESH"], id,
-                        "\(owner)'s content was shown in \(current)'s session, fetched with \(context.handles(in: served.request.bearerToken ?? "")) "
-                            + "of a refresh result that arrived after its session ended",
-                        [adopted, served.event, shown.event].sorted()))
-                    continue
-                }
                 findings.append(context.finding(
                     stale ? ["EPOCH-DISCARD-STALE-RESPONSES"] : ["CACHE-PARTITION-BY-ACCOUNT"], id,
                     stale ? "\(owner)'s late response was shown in \(current)'s session"
@@ -120,12 +120,10 @@ struct ContentBelongsToCurrentAccount: Oracle {
         return findings
     }
 
-    /// The reply event of the refresh that issued `token`, when that reply arrived after a session end that came
-    /// after the refresh was sent: a stale refresh result.
+    /// The reply event of the refresh that issued `token`, when that result was stale (stale-refresh-result-discarded).
     static func staleRefresh(issuing token: String?, _ index: TraceIndex) -> Int? {
         guard let token, let issuing = index.exchanges.first(where: { $0.isRefresh && $0.issuedAccessToken == token }),
-              let reply = issuing.replyEvent,
-              let end = index.sessionEnd(before: reply, instance: issuing.instance), end.event > issuing.event else { return nil }
-        return reply
+              StaleRefreshResultDiscarded.sessionEnd(beforeResultOf: issuing, index) != nil else { return nil }
+        return issuing.replyEvent
     }
 }

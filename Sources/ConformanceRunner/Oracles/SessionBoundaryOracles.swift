@@ -169,10 +169,7 @@ struct StaleRefreshResultDiscarded: Oracle {
         for refresh in index.exchanges where refresh.isRefresh {
             guard let delivered = refresh.replyEvent, let access = refresh.issuedAccessToken,
                   let newRefresh = refresh.issuedRefreshToken,
-                  let end = index.transitions.first(where: {
-                      $0.instance == refresh.instance && $0.event > refresh.event && $0.event < delivered
-                          && sessionEndingTransitions.contains($0.message.transition ?? "")
-                  }) else { continue }
+                  let end = Self.sessionEnd(beforeResultOf: refresh, index) else { continue }
             if let write = index.storageWrites.first(where: {
                 $0.event > delivered && ($0.value.contains(access) || $0.value.contains(newRefresh))
             }) {
@@ -188,6 +185,16 @@ struct StaleRefreshResultDiscarded: Oracle {
             }
         }
         return findings
+    }
+
+    /// The first session end of the refresh's process after it was sent and before its result arrived: the result is
+    /// stale when there is one.
+    static func sessionEnd(beforeResultOf refresh: TraceIndex.Exchange, _ index: TraceIndex) -> TraceIndex.Transition? {
+        guard let delivered = refresh.replyEvent else { return nil }
+        return index.transitions.first {
+            $0.instance == refresh.instance && $0.event > refresh.event && $0.event < delivered
+                && sessionEndingTransitions.contains($0.message.transition ?? "")
+        }
     }
 }
 
