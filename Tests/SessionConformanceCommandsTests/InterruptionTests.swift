@@ -19,7 +19,8 @@ struct InterruptionTests {
 
     /// As ``interrupt(with:explore:)``, sending each of `signals` one after the other; returns the report's bytes if
     /// one was written, and what the runner wrote on stderr.
-    static func stop(with signals: [Int32], explore: Bool = false) throws
+    /// `launcher` runs the runner (`nohup`); `pause` is the time between two signals, in microseconds.
+    static func stop(with signals: [Int32], explore: Bool = false, launcher: String? = nil, pause: UInt32 = 0) throws
         -> (status: Int32, descendants: [Int32], report: Data?, stderr: String) {
         try #require(FileManager.default.isExecutableFile(atPath: executable.path), "build the executable first")
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("interrupt-\(UUID().uuidString)")
@@ -28,9 +29,10 @@ struct InterruptionTests {
         let pidFile = folder.appendingPathComponent("pids")
         let reportFile = folder.appendingPathComponent("report.json")
         let process = Process()
-        process.executableURL = executable
+        process.executableURL = launcher.map { URL(fileURLWithPath: $0) } ?? executable
         process.currentDirectoryURL = Paths.root
-        process.arguments = (explore ? ["explore", "--runs", "50", "--no-shrink"] : ["run", "--case", "sign-in-validates-input-first"])
+        process.arguments = (launcher == nil ? [] : [executable.path])
+            + (explore ? ["explore", "--runs", "50", "--no-shrink"] : ["run", "--case", "sign-in-validates-input-first"])
             + ["--adapter", "exec /bin/sh '\(fixture.path)'", "--timeout", "120", "--report", "json=\(reportFile.path)"]
         process.environment = ProcessInfo.processInfo.environment.merging(["HOSTILE_PID_FILE": pidFile.path]) { $1 }
         process.standardOutput = FileHandle.nullDevice
@@ -47,7 +49,10 @@ struct InterruptionTests {
             descendants = text.split(separator: "\n").compactMap { Int32($0) }
         }
         try #require(descendants.count == 2, "the adapter never started (\(descendants))")
-        for signal in signals { kill(process.processIdentifier, signal) }
+        for (index, signal) in signals.enumerated() {
+            if index > 0 { usleep(pause) }
+            kill(process.processIdentifier, signal)
+        }
         for _ in 0..<3000 where process.isRunning { usleep(10_000) }
         try #require(!process.isRunning, "the run did not stop")
         return (process.terminationStatus, descendants, try? Data(contentsOf: reportFile),
@@ -91,6 +96,31 @@ struct InterruptionTests {
         #expect(status == 131)
         for descendant in descendants { #expect(!Self.isRunning(descendant), "process \(descendant) was left behind") }
         #expect((report["run"] as? [String: Any])?["completed"] as? Bool == false)
+    }
+
+    @Test("A second signal before the first one's stop is done kills the adapters and exits at once, writing no report")
+    func secondSignalStopsAtOnce() throws {
+        // The runner notices the first signal between two 250 ms slices of its wait for the silent adapter; the
+        // second arrives microseconds later, well before that.
+        let (status, descendants, report, stderr) = try Self.stop(with: [SIGINT, SIGTERM])
+        #expect(stderr.contains("stopped at once: the adapters were killed and no report was written"), "\(stderr)")
+        #expect(report == nil)
+        // 128 plus the signal the reading thread saw second: the kernel may deliver the two in either order.
+        #expect(status == 130 || status == 143)
+        for descendant in descendants { #expect(!Self.isRunning(descendant), "process \(descendant) was left behind") }
+    }
+
+    @Test("A signal ignored when the run started stays ignored: under nohup a hang-up does not stop it, SIGTERM does")
+    func ignoredOnEntryStaysIgnored() throws {
+        // Had SIGHUP been taken, it would have stopped the run (129), or SIGTERM would have been a second signal
+        // that stops at once with no report.
+        let (status, descendants, report, stderr) = try Self.stop(with: [SIGHUP, SIGTERM], launcher: "/usr/bin/nohup", pause: 1_000_000)
+        #expect(status == 143, "\(stderr)")
+        #expect(!stderr.contains("hung up"), "\(stderr)")
+        let data = try #require(report, "no report was written; the runner said: \(stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect((json["run"] as? [String: Any])?["completed"] as? Bool == false)
+        for descendant in descendants { #expect(!Self.isRunning(descendant), "process \(descendant) was left behind") }
     }
 
     @Test("SIGINT to explore ends the run it cut short without counting it, writes the report marked incomplete, exits 130")
