@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Checks docs/exploration.md's two tables of first finds against what `mutants --explore` prints now.
 
-    check-exploration-tables.py DOC TEN_THOUSAND.txt RANDOM_300.txt GUIDED_300.txt
+    check-exploration-tables.py DOC TEN_THOUSAND.txt RANDOM_300.txt GUIDED_300.txt [GUIDED_PROCESS_300.txt]
 
 TEN_THOUSAND.txt is the output of `session-conformance mutants --jobs 2 --explore 10000`, RANDOM_300.txt and
 GUIDED_300.txt of `... --explore 300 --strategy random|guided`. The first run that finds a variant depends only on
 the seed and the generator, never on the build or the machine, so every figure must match exactly: a generator
 change that moves one fails CI until the tables are measured again. The summary sentence under the second table
-(found counts and total runs) is checked too. Exits 1 with every difference listed.
+(found counts and total runs) is checked too. GUIDED_PROCESS_300.txt, the output of `... --strategy guided
+--connection process`, explores each variant through the reference adapter's process: its first finds must be the
+guided column's, as the doc says. Exits 1 with every difference listed.
 """
 import re
 import sys
@@ -38,6 +40,12 @@ def main():
     doc = open(doc_path, encoding="utf-8").read()
     ten_thousand, random_, guided = finds(ten_thousand_path), finds(random_path), finds(guided_path)
     problems = []
+    if len(sys.argv) > 5:
+        through_process = finds(sys.argv[5])
+        for variant in sorted(set(guided) | set(through_process)):
+            if through_process.get(variant, "missing") != guided.get(variant, "missing"):
+                problems.append(f"guided through the adapter process: {variant} first found at "
+                                f"{cell(through_process.get(variant))}, in-process at {cell(guided.get(variant))}")
 
     # The 10,000-run table: two variants per row, the last row's right half empty when their number is odd.
     documented = {}

@@ -114,7 +114,8 @@ struct ExploreHeldClockTests {
         var marked = 0, programs = 0
         for seed: UInt64 in 1...3 {
             for run in 1...2_000 {
-                for focus in [nil] + Situation.allCases.filter({ _ in run % 50 == 0 }) {
+                let aims = Situation.allCases.map(ExploreAim.situation) + RequirementPath.allCases.map(ExploreAim.path)
+                for focus in [nil] + aims.filter({ _ in run % 50 == 0 }) {
                     let steps = ExploreRunID(seed: seed, run: run, focus: focus).steps
                     programs += 1
                     let violations = HeldClockRule.analyze(steps, trigger: nil).violations
@@ -122,10 +123,10 @@ struct ExploreHeldClockTests {
                     marked += 1
                     for violation in violations {
                         guard case .advance(let seconds) = steps[violation.step].action else {
-                            Issue.record("run \(seed):\(run) \(focus?.rawValue ?? ""): step \(violation.step + 1) is no advance")
+                            Issue.record("run \(seed):\(run) \(focus?.description ?? ""): step \(violation.step + 1) is no advance")
                             continue
                         }
-                        #expect(seconds >= 30, "run \(seed):\(run) \(focus?.rawValue ?? ""): an advance of \(seconds) s past \(violation.path)")
+                        #expect(seconds >= 30, "run \(seed):\(run) \(focus?.description ?? ""): an advance of \(seconds) s past \(violation.path)")
                     }
                     #expect(ExploreRunID(seed: seed, run: run, focus: focus).acceptanceCase().timeouts)
                 }
@@ -138,7 +139,7 @@ struct ExploreHeldClockTests {
     @Test("the stale-401 aim holds its request while the clock crosses the expiry in under 5 s")
     func stale401AimKeepsTheBound() {
         for run in 1...300 {
-            let steps = ExploreRunID(seed: 1, run: run, focus: .stale401).steps
+            let steps = ExploreRunID(seed: 1, run: run, focus: .situation(.stale401)).steps
             #expect(!ExploreRunID.aboutTimeouts(steps) || steps.contains { if case .advance(let seconds) = $0.action { seconds >= 30 } else { false } },
                     "run 1:\(run)@stale-401")
         }

@@ -48,6 +48,40 @@ struct DeferredRefreshTriedAgainTests {
         #expect(try retried.findings(DeferredRefreshTriedAgain()).isEmpty)
     }
 
+    /// As ``failedAtOnce(after:online:)``, with the refresh tried again at 10 s and answered 200 with a new pair,
+    /// then, when `writeRefused`, that pair's write to secure storage refused.
+    static func failedAfterASuccess(after: Double, writeRefused: Bool = false) -> CraftedTrace {
+        var crafted = CraftedTrace()
+        let tokens = crafted.signInAlice()
+        crafted.add(.received(.http(id: "r1", cause: nil, HTTPRequestMessage(method: "POST", path: "/auth/refresh", body: ["refresh_token": .string(tokens.refresh)]))))
+        crafted.add(.sent(.reply(id: "r1", .failure(ProtocolErrorCode.timeout.info("no response in time")))))
+        crafted.time = 10
+        crafted.exchange(HTTPRequestMessage(method: "POST", path: "/auth/refresh", body: ["refresh_token": .string(tokens.refresh)]))
+        if writeRefused {
+            crafted.add(.received(.storage(id: "s1", operation: .set, key: "session.record", value: "pair", accessibility: .afterFirstUnlock)))
+            crafted.add(.sent(.reply(id: "s1", .error(ProtocolErrorCode.writeFailed.info("the keystore refused the write")))))
+        }
+        crafted.time = 10 + after
+        crafted.step = 2
+        crafted.add(.sent(.command(AppCommand(id: "c3", kind: .request, resource: "inbox"))))
+        answerFailed(&crafted)
+        return crafted
+    }
+
+    @Test("a request failed at once 15 minutes after the retried refresh succeeded fails: the failure stuck (failed-refresh-sticks)")
+    func failureKeptAfterASuccessFails() throws {
+        let findings = try Self.failedAfterASuccess(after: 1000).findings(DeferredRefreshTriedAgain())
+        #expect(findings.map(\.message) == [
+            "a refresh failed for a retryable reason (timeout) and was tried again and succeeded (event #7), yet 1000 s later, authenticated and online, a request failed at once with nothing sent",
+        ])
+    }
+
+    @Test("after a retried refresh succeeded, a fast failure within the patience, or once its pair could not be stored, is legal")
+    func failureAfterASuccessWithinPatienceOrUnstoredPasses() throws {
+        #expect(try Self.failedAfterASuccess(after: 300).findings(DeferredRefreshTriedAgain()).isEmpty)
+        #expect(try Self.failedAfterASuccess(after: 1000, writeRefused: true).findings(DeferredRefreshTriedAgain()).isEmpty)
+    }
+
     @Test("back online after an offline signal, the stuck failure is judged again")
     func onlineAgainFails() throws {
         var crafted = Self.failedAtOnce(after: 1000, online: true)

@@ -20,7 +20,7 @@ struct ExploreCommandTests {
         #expect(code == .conformanceFailure, "\(console.stderr)")
         let runID = try #require(arguments.firstIndex(of: "--replay").map { arguments[$0 + 1] })
         let parsed = try #require(ExploreRunID(runID))
-        let aim = parsed.focus.map { ", aimed at \($0.rawValue)," } ?? ""
+        let aim = parsed.focus.map { ", aimed at \($0)," } ?? ""
         #expect(console.stdout.hasPrefix("run \(parsed.run) of seed \(parsed.seed)\(aim) (case explore-seed-\(parsed.seed)-run-\(parsed.run)): fail\n"),
                 "\(console.stdout.prefix(200))")
         #expect(console.stdout.contains("\nprogram:\n  - "))

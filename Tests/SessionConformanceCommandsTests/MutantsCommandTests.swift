@@ -1,3 +1,4 @@
+import Foundation
 import SessionConformanceCommands
 import Testing
 
@@ -52,6 +53,30 @@ struct MutantsExploreColumnTests {
         let (code, console) = run("mutants", "--variant", "forget-offline-revocation", "--spec-root", Paths.specs, "--explore", "1")
         #expect(code == .conformanceFailure, "\(console.stdout)\(console.stderr)")
         #expect(console.stdout.contains("not found by 1 generated runs: forget-offline-revocation"))
+    }
+
+    @Test("through a process that cannot start (no reference adapter beside the executable) the column says error, not NO, and the exit is 1")
+    func adapterThatCannotStartIsNoMiss() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: InterruptionTests.executable.path), "build the executable first")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mutants-alone-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let alone = folder.appendingPathComponent("session-conformance")
+        try FileManager.default.copyItem(at: InterruptionTests.executable, to: alone)
+        let process = Process()
+        process.executableURL = alone
+        process.arguments = ["mutants", "--variant", "refresh-per-request", "--spec-root", Paths.specs, "--explore", "5", "--connection", "process"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1, "\(text)")
+        let row = text.split(separator: "\n").first { $0.hasPrefix("refresh-per-request") }.map(String.init) ?? ""
+        #expect(row.contains(" error "), "\(row)")
+        #expect(text.contains("not explored: refresh-per-request: its client could not be started: "), "\(text)")
+        #expect(!text.contains("not found by"), "\(text)")
     }
 
     @Test("--explore takes a positive number of runs")

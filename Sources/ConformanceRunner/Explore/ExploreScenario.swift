@@ -5,39 +5,39 @@ import SpecYAML
 /// Run K of seed S: a generated case whose ID names both, so `run --seed S` on its file plays it exactly
 /// (the world's seed of a case derives from the run seed and the case ID).
 ///
-/// A guided exploration aims some runs at a situation its earlier runs reached least (`focus`); the focus is
-/// part of the run's identity, `S:K@situation`, so a run replays alone, without the runs that chose it.
+/// A guided exploration aims some runs at a situation its earlier runs reached least or at a requirement's path
+/// (`focus`); the focus is part of the run's identity, `S:K@aim`, so a run replays alone, without the runs that chose it.
 public struct ExploreRunID: Sendable, Hashable, Comparable, CustomStringConvertible {
     public let seed: UInt64
     /// 1-based.
     public let run: Int
-    /// The situation the run's program aims at, or nil for an unaimed run.
-    public let focus: Situation?
+    /// What the run's program aims at, or nil for an unaimed run.
+    public let focus: ExploreAim?
 
-    public init(seed: UInt64, run: Int, focus: Situation? = nil) {
+    public init(seed: UInt64, run: Int, focus: ExploreAim? = nil) {
         self.seed = seed
         self.run = run
         self.focus = focus
     }
 
-    /// Parses `S:K` or `S:K@situation`, for example `1:42` or `1:42@kill-during-refresh`.
+    /// Parses `S:K` or `S:K@aim`, for example `1:42`, `1:42@kill-during-refresh` or `1:42@retry-refused-again`.
     public init?(_ text: String) {
         let (main, focusText) = text.firstIndex(of: "@").map { (text[..<$0], Optional(text[text.index(after: $0)...])) } ?? (text[...], nil)
         let parts = main.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2, let seed = UInt64(parts[0]), let run = Int(parts[1]), run >= 1 else { return nil }
-        var focus: Situation?
+        var focus: ExploreAim?
         if let focusText {
-            guard let situation = Situation(rawValue: String(focusText)) else { return nil }
-            focus = situation
+            guard let aim = ExploreAim(String(focusText)) else { return nil }
+            focus = aim
         }
         self.init(seed: seed, run: run, focus: focus)
     }
 
-    public var description: String { "\(seed):\(run)" + (focus.map { "@\($0.rawValue)" } ?? "") }
+    public var description: String { "\(seed):\(run)" + (focus.map { "@\($0)" } ?? "") }
     public var caseID: String { "explore-seed-\(seed)-run-\(run)" }
 
     public static func < (lhs: ExploreRunID, rhs: ExploreRunID) -> Bool {
-        (lhs.seed, lhs.run, lhs.focus?.rawValue ?? "") < (rhs.seed, rhs.run, rhs.focus?.rawValue ?? "")
+        (lhs.seed, lhs.run, lhs.focus?.description ?? "") < (rhs.seed, rhs.run, rhs.focus?.description ?? "")
     }
 
     /// The generated program of this run.

@@ -9,9 +9,10 @@ import Synchronization
 public enum ExploreStrategy: String, Sendable, CaseIterable {
     /// Every run's program from its seed alone.
     case random
-    /// Runs go in batches of `ExploreOptions.batchSize`; in each batch every other run is aimed at one of the
-    /// situations the batches before it reached least (`ExploreRunID.focus`), so rare behaviours are built on
-    /// purpose. The aims depend only on earlier batches, never on timing: same seed, same runs, whatever `jobs`.
+    /// Runs go in batches of `ExploreOptions.batchSize`; in each batch every other run is aimed, alternately at
+    /// one of the situations the batches before it reached least and at the next requirement path in turn
+    /// (`ExploreRunID.focus`), so rare behaviours and the orders a violation needs are built on purpose. The aims
+    /// depend only on earlier batches and the run's position, never on timing: same seed, same runs, whatever `jobs`.
     case guided
 }
 
@@ -186,9 +187,13 @@ public struct Explorer: Sendable {
                     if outOfTime() { return }
                     let position = next.add(1, ordering: .relaxed).oldValue
                     guard position < batchEnd, position < stop.load(ordering: .relaxed) else { return }
-                    // Every other run of a guided batch is aimed; the rest stay random, to find what no aim names.
+                    // Every other run of a guided batch is aimed, alternately at a rare situation and at the next
+                    // requirement path; the rest stay random, to find what no aim names.
                     let offset = position - batchStart
-                    let focus = aims.isEmpty || offset % 2 == 1 ? nil : aims[(offset / 2) % aims.count]
+                    let paths = RequirementPath.allCases
+                    let focus: ExploreAim? = aims.isEmpty || offset % 2 == 1 ? nil
+                        : offset % 4 == 2 ? .path(paths[(position / 4) % paths.count])
+                        : .situation(aims[(offset / 4) % aims.count])
                     let run = ExploreRunID(seed: options.seed, run: shard.run(at: position), focus: focus)
                     let byReset = killsByReset(run, processDeathEvery: options.processDeathEvery)
                     let outcome = play(run.acceptanceCase(), seed: run.seed, restarts: byReset ? .resets : .processDeaths)

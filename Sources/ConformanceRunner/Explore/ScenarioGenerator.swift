@@ -24,14 +24,14 @@ struct ScenarioGenerator {
         random = SeededRandom(seed: seed)
     }
 
-    /// The program of one run; with `focus`, one that also builds that situation on purpose (once at a random
-    /// point, sometimes again), among the usual random actions.
-    static func program(seed: UInt64, focus: Situation? = nil) -> [CaseStep] {
+    /// The program of one run; with `focus`, one that also builds that situation or path on purpose (once at a
+    /// random point, sometimes again), among the usual random actions.
+    static func program(seed: UInt64, focus: ExploreAim? = nil) -> [CaseStep] {
         var generator = ScenarioGenerator(seed: seed)
         return generator.generate(focus: focus)
     }
 
-    private mutating func generate(focus: Situation?) -> [CaseStep] {
+    private mutating func generate(focus: ExploreAim?) -> [CaseStep] {
         if chance(30) { configure() }
         if chance(80) {
             let seed = random.next() % 4_294_967_296
@@ -46,7 +46,14 @@ struct ScenarioGenerator {
         let actions = 4 + Int(random.next() % 16)
         let aimAt = Int(random.next() % UInt64(actions))
         for index in 0..<actions {
-            if let focus, index == aimAt || chance(10) { aim(at: focus) } else { action() }
+            switch focus {
+            case let focus? where index == aimAt || chance(10):
+                switch focus {
+                case .situation(let situation): aim(at: situation)
+                case .path(let path): walk(path)
+                }
+            default: action()
+            }
         }
         for path in heldPaths { add("release", [("path", path)]) }
         heldPaths = []
@@ -276,6 +283,85 @@ struct ScenarioGenerator {
         running = true
     }
 
+    /// Steps that take the client along `path`; each ends with the app running and nothing of its own held.
+    private mutating func walk(_ path: RequirementPath) {
+        ensureRunning()
+        // Online and signed in with a valid form, whatever the random actions before left.
+        add("online")
+        if !signedIn, path != .clockAheadThenBack { signInValid("signIn") }
+        switch path {
+        case .lateResponseToNextSession, .lateRefreshToNextSession:
+            // A's revocation waits, so the server still answers A's held request with A's data (or a valid pair).
+            holdPath("/auth/revoke")
+            let held = path == .lateResponseToNextSession ? "/resources/*" : "/auth/refresh"
+            holdPath(held)
+            if path == .lateRefreshToNextSession {
+                add("fault", [("path", "/resources/*"), ("kind", "expiredToken"), ("times", "1")])
+            }
+            add("request", [("resource", pick(["inbox", "inbox", "feed"])), ("count", pick(["1", "2"]))])
+            signOutOrSwitch(signOut: chance(25))
+            releasePath(held)
+            if signedIn { add("request", [("resource", "inbox"), ("count", "1")]) }
+            releasePath("/auth/revoke")
+            if path == .lateRefreshToNextSession, chance(60) {
+                // What a stored stale pair would bring back: the next launch restores it.
+                add("kill", [("at", "now")])
+                add("launch")
+                add("request", [("resource", "inbox"), ("count", "1")])
+            }
+        case .retryRefusedAgain:
+            add("fault", [("path", "/resources/*"), ("kind", "expiredToken"), ("times", pick(["3", "4", "6"]))])
+            add("request", [("resource", pick(Self.resources)), ("count", "1")])
+            // A client that pauses before trying again is given the time to.
+            for _ in 0..<(1 + Int(random.next() % 3)) { advance(pick(["0.5", "1", "2"])) }
+        case .outageOverTime:
+            let offline = chance(50)
+            if offline {
+                add("offline")
+            } else {
+                add("fault", [("path", "/auth/refresh"), ("kind", pick(["serverError", "timeout"])), ("times", pick(["2", "3", "4"]))])
+            }
+            // Past the access token's expiry (300 s unless configured), so the request needs a refresh.
+            advance(pick(["301", "600"]))
+            add("request", [("resource", pick(Self.resources)), ("count", pick(["1", "2"]))])
+            for _ in 0..<(1 + Int(random.next() % 3)) { advance(pick(["6", "13", "37"])) }
+            if offline { add("online") }
+            // Longer than any backoff (`DeferredRefreshTriedAgain.patience`): the refresh must have been tried again.
+            advance(pick(["901", "1800"]))
+            add("request", [("resource", pick(Self.resources)), ("count", "1")])
+        case .clockAheadThenBack:
+            // The token is received while the clock is ahead: a sign-in, or a switch over a live session.
+            add("skewClock", [("seconds", "31536000")])
+            signInValid(signedIn ? "switchAccount" : "signIn")
+            add("skewClock", [("seconds", "0")])
+            advance("600")
+            add("request", [("resource", pick(Self.resources)), ("count", "1")])
+            advance("60")
+            add("request", [("resource", pick(Self.resources)), ("count", "2")])
+        case .killInExpiryRefreshStore:
+            if chance(70) { add("configure", [("reuseInterval", "0")]) }
+            // Past the expiry of any lifetime a configure step sets (at most an hour).
+            advance(pick(["3601", "7200"]))
+            // After the refresh's first write: between a write and the next one is where a pair gets lost.
+            add("kill", [("at", "afterStorageWrite")])
+            add("request", [("resource", "inbox"), ("count", "1")])
+            add("launch")
+            add("request", [("resource", pick(Self.resources)), ("count", "1")])
+        case .restoreRefreshNotStored:
+            add("storageFault", [("kind", StorageFaultKind.writeFailure.rawValue), ("times", "1")])
+            advance(pick(["301", "450", "600"]))
+            add("kill", [("at", "now")])
+            add("launch")
+            if chance(50) { add("request", [("resource", pick(Self.resources)), ("count", "1")]) }
+        case .restoreTokenRefusedTwice:
+            add("fault", [("path", "/me"), ("kind", "expiredToken"), ("times", pick(["2", "3"]))])
+            add("kill", [("at", "now")])
+            add("launch")
+            if chance(50) { add("request", [("resource", pick(Self.resources)), ("count", "1")]) }
+        }
+        running = true
+    }
+
     /// Moves the clock, keeping to `HeldClockRule`: a move that would take the clock 5 s or more past what is held
     /// releases it first. The scenarios about deadlines (a refresh never answered) add their long moves directly,
     /// and their runs are marked `timeouts` (`ExploreRunID.acceptanceCase`).
@@ -320,6 +406,15 @@ struct ScenarioGenerator {
             return
         }
         let chosen = pick(Self.accounts)
+        add(kind, [("account", chosen)])
+        account = chosen
+        signedIn = true
+    }
+
+    /// A sign-in or switch with a real account's credentials, never the malformed input `signIn(_:)` sometimes types.
+    private mutating func signInValid(_ kind: String) {
+        ensureRunning()
+        let chosen = pick(Self.accounts.filter { kind == "signIn" || $0 != account })
         add(kind, [("account", chosen)])
         account = chosen
         signedIn = true

@@ -2,11 +2,12 @@ import ConformanceProtocol
 
 /// A refresh deferred after a retryable failure is tried again: the session is kept so that it can recover
 /// ("Timeouts, 5xx and offline are retryable; keep the session and back off", 001). Judged: a refresh of the process
-/// failed retryably and no refresh was sent after it; `patience` later (longer than any backoff a client needs), with
-/// the session still authenticated and the device not told it is offline, a request fails at once, with nothing sent
-/// for it. The client kept the failure as the answer to every request instead of retrying the refresh. A new
-/// session (a sign-in, a switch) or a new process ends the question; so does secure storage refusing a read (the
-/// client may not reach its refresh token).
+/// failed retryably, and the refreshes sent after it, if any, failed retryably too or succeeded (the last one
+/// answered); `patience` after the last of them (longer than any backoff a client needs), with the session still
+/// authenticated and the device not told it is offline, a request fails at once, with nothing sent for it. The client
+/// kept the failure as the answer to every request instead of retrying the refresh, or kept it even after a retry
+/// succeeded. A new session (a sign-in, a switch), a rejected refresh or a new process ends the question; so does
+/// secure storage refusing a read or a write (the client may not reach, or may not keep, its refresh token).
 struct DeferredRefreshTriedAgain: Oracle {
     let id = "deferred-refresh-tried-again"
     let invariants: [String] = []
@@ -21,8 +22,13 @@ struct DeferredRefreshTriedAgain: Oracle {
         var findings: [Finding] = []
         for failed in index.exchanges where failed.isRefresh && RetryableRefreshBacksOff.retryable(failed) {
             let instance = failed.instance
-            guard !judged.contains(instance), let ended = failed.endedEvent,
-                  !index.exchanges.contains(where: { $0.instance == instance && $0.event > failed.event && ($0.isRefresh || $0.isLogin) })
+            let later = index.exchanges.filter { $0.instance == instance && $0.event > failed.event && ($0.isRefresh || $0.isLogin) }
+            // Judged from the last refresh; a later retryable failure is judged as its own `failed`.
+            let succeeded = { (exchange: TraceIndex.Exchange) in (200..<300).contains(exchange.status ?? 0) }
+            guard !judged.contains(instance), let ended = (later.last ?? failed).endedEvent,
+                  later.allSatisfy({ $0.isRefresh && (RetryableRefreshBacksOff.retryable($0) || succeeded($0)) }),
+                  later.last.map(succeeded) ?? true,
+                  !(later.last.map { Self.storageWriteRefused(in: instance, after: $0.event, index) } ?? false)
             else { continue }
             for command in index.commands where command.instance == instance && command.value.kind == .request
                 && command.event > ended && time(command.event) - time(ended) >= Self.patience
@@ -38,10 +44,13 @@ struct DeferredRefreshTriedAgain: Oracle {
                       !Self.storageRefused(in: instance, after: failed.event, before: command.event, index)
                 else { continue }
                 judged.insert(instance)
+                let since = Int(time(command.event) - time(ended))
+                let what = later.last.map { "was tried again and succeeded (event #\($0.event)), yet \(since) s later" }
+                    ?? "was never tried again: \(since) s later"
                 findings.append(context.finding(
                     requirements, id,
-                    "a refresh failed for a retryable reason (\(OfflineRevocationRetried.describe(failed))) and was never tried again: \(Int(time(command.event) - time(ended))) s later, authenticated and online, a request failed at once with nothing sent",
-                    [failed.event, command.event, result.event]))
+                    "a refresh failed for a retryable reason (\(OfflineRevocationRetried.describe(failed))) and \(what), authenticated and online, a request failed at once with nothing sent",
+                    [failed.event] + (later.last.map { [$0.event] } ?? []) + [command.event, result.event]))
                 break
             }
         }
@@ -51,6 +60,11 @@ struct DeferredRefreshTriedAgain: Oracle {
     /// Whether the last connectivity signal before `event` said the device is offline.
     static func toldOffline(before event: Int, _ index: TraceIndex) -> Bool {
         index.commands.last { $0.event < event && [.online, .offline].contains($0.value.kind) }?.value.kind == .offline
+    }
+
+    /// Whether a secure-storage write of `instance` after `start` was refused (the refreshed pair may not be kept).
+    static func storageWriteRefused(in instance: Int, after start: Int, _ index: TraceIndex) -> Bool {
+        index.storageChanges.contains { $0.instance == instance && $0.secure && $0.event > start && $0.outcome == .refused }
     }
 
     static func storageRefused(in instance: Int, after start: Int, before end: Int, _ index: TraceIndex) -> Bool {

@@ -153,7 +153,7 @@ enum ExploreCommand: Command {
     private static func replay(_ run: ExploreRunID, explorer: Explorer, processDeathEvery: Int, console: any Console) -> ExitCode {
         let steps = run.steps
         let outcome = explorer.play(run, processDeathEvery: processDeathEvery)
-        var text = "run \(run.run) of seed \(run.seed)" + (run.focus.map { ", aimed at \($0.rawValue)," } ?? "")
+        var text = "run \(run.run) of seed \(run.seed)" + (run.focus.map { ", aimed at \($0)," } ?? "")
             + " (case \(run.caseID)): \(outcome.status.rawValue)\n\nprogram:\n"
         text += steps.map { "  " + $0.flowLine }.joined(separator: "\n") + "\n\ntrace:\n"
         text += TraceRenderer(vault: outcome.vault).render(outcome.trace, realTimeNotes: true) + "\n"

@@ -52,6 +52,8 @@ enum MutantsCommand: Command {
         let result: RunResult
         /// With `--explore`: the first generated run an oracle of an expected requirement failed, or nil.
         var explored: ExploreFinding?
+        /// With `--explore`: why the variant's client could not be started to explore it (its adapter process).
+        var exploreError: String?
 
         var killed: Bool { !failed.isEmpty }
         var killedBy: [String] { mutant.expected.filter(failed.contains) }
@@ -129,8 +131,13 @@ enum MutantsCommand: Command {
                     ? ProcessAdapterLauncher(commandLine: ReferenceAdapterExecutable.commandLine + " --reset --variant \(mutant.name)", timeout: .seconds(10))
                     : InProcessLauncher(description: mutant.name, make: mutant.make)
                 defer { launcher.stopIdle() }
-                row.explored = (try? Explorer(machine: machine, launcher: launcher, world: world))?
-                    .first(failing: mutant.expected, ExploreOptions(seed: UInt64(seed), runs: exploreRuns, jobs: jobs, strategy: strategy))
+                do {
+                    row.explored = try Explorer(machine: machine, launcher: launcher, world: world)
+                        .first(failing: mutant.expected, ExploreOptions(seed: UInt64(seed), runs: exploreRuns, jobs: jobs, strategy: strategy))
+                } catch {
+                    // Not "not found": nothing was explored.
+                    row.exploreError = "\(error)"
+                }
             }
             return row
         }
@@ -150,7 +157,10 @@ enum MutantsCommand: Command {
                 "\($0.mutant.name) (survives on \(Set($0.mutant.expected).subtracting($0.failed).sorted().joined(separator: ", ")))"
             }.joined(separator: "; "))
         }
-        let unexplored = exploreRuns == nil ? [] : rows.filter { $0.explored == nil }
+        for row in rows {
+            if let error = row.exploreError { lines.append("not explored: \(row.mutant.name): its client could not be started: \(error)") }
+        }
+        let unexplored = exploreRuns == nil ? [] : rows.filter { $0.explored == nil && $0.exploreError == nil }
         if let exploreRuns, !unexplored.isEmpty {
             lines.append("not found by \(exploreRuns) generated runs: " + unexplored.map(\.mutant.name).joined(separator: ", "))
         }
@@ -172,7 +182,8 @@ enum MutantsCommand: Command {
             for row in rows { lines += ["", "\(row.mutant.name):"] + findings(row.result) }
         }
         console.out(lines.joined(separator: "\n") + "\n")
-        return controlPasses && killed == rows.count && short.isEmpty && unexplored.isEmpty ? .success : .conformanceFailure
+        let exploreErrors = rows.contains { $0.exploreError != nil }
+        return controlPasses && killed == rows.count && short.isEmpty && unexplored.isEmpty && !exploreErrors ? .success : .conformanceFailure
     }
 
     /// Requirements the run charged a finding to: `fail` for MUST, `warn` for SHOULD and MAY.
@@ -191,7 +202,7 @@ enum MutantsCommand: Command {
             let others = row.others.map { documented.contains($0) ? $0 : $0 + "!" }
             lines.append(column(row.mutant.name, nameWidth) + column(row.mutant.kind.rawValue, 8)
                 + column(row.killed ? "yes" : "NO", 8) + column(row.expectedMet ? "yes" : "NO", 10)
-                + (explored ? column(row.explored.map { "run \($0.run.run)" } ?? "NO", 11) : "")
+                + (explored ? column(row.explored.map { "run \($0.run.run)" } ?? (row.exploreError == nil ? "NO" : "error"), 11) : "")
                 + (row.killedBy.isEmpty ? "-" : row.killedBy.joined(separator: ", "))
                 + (others.isEmpty ? "" : " | " + others.joined(separator: ", ")))
         }
