@@ -76,6 +76,35 @@ struct LateRejectionExplainsSignOutTests {
     }
 }
 
+@Suite("oracle: only-explicit-rejection-signs-out, a switch still pending")
+struct PendingSwitchSignOutTests {
+    /// Alice signed in; a switch (c5) is given, a refresh completes before the switch ends the session, then the
+    /// switch's sign-out; with `answered`, the switch was answered before the refresh completed.
+    static func switchPending(answered: Bool) -> CraftedTrace {
+        var crafted = CraftedTrace()
+        _ = crafted.signInAlice()
+        crafted.step = 2
+        crafted.add(.sent(.command(AppCommand(id: "c5", kind: .switchAccount))))
+        if answered { crafted.add(.received(.result(CommandResult(id: "c5", error: ErrorInfo(code: "invalidInput", definite: true))))) }
+        crafted.transition("refresh-started", from: "authenticated", to: "refreshing", account: "acct-alice")
+        crafted.transition("refresh-succeeded", from: "refreshing", to: "authenticated", account: "acct-alice")
+        crafted.step = 3
+        crafted.transition("sign-out", from: "authenticated", to: "signedOut", account: "acct-alice")
+        return crafted
+    }
+
+    @Test("a sign-out that ends a switch still unanswered when the session was last entered was asked for")
+    func pendingSwitchAskedForTheEnd() throws {
+        #expect(try Self.switchPending(answered: false).findings(OnlyExplicitRejectionSignsOut()).isEmpty)
+    }
+
+    @Test("a switch answered before the session was entered again asks for nothing after it")
+    func answeredSwitchAsksNothing() throws {
+        let findings = try Self.switchPending(answered: true).findings(OnlyExplicitRejectionSignsOut())
+        #expect(findings.map(\.message) == ["the client signed out on its own; nobody asked it to"])
+    }
+}
+
 @Suite("oracle: only-explicit-rejection-signs-out, after an access token was refused")
 struct RefusedAccessTokenSignOutTests {
     /// Alice signed in, relaunched: `GET /me` with her access token is refused `reason` (the server revoked her session,

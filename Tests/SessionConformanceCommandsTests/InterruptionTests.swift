@@ -54,9 +54,23 @@ struct InterruptionTests {
             kill(process.processIdentifier, signal)
         }
         for _ in 0..<3000 where process.isRunning { usleep(10_000) }
-        try #require(!process.isRunning, "the run did not stop")
+        try #require(!process.isRunning, "the run did not stop: \(Self.threads(of: process.processIdentifier)); stderr: \((try? String(contentsOf: stderr, encoding: .utf8)) ?? "")")
         return (process.terminationStatus, descendants, try? Data(contentsOf: reportFile),
                 (try? String(contentsOf: stderr, encoding: .utf8)) ?? "")
+    }
+
+    /// What each thread of a process is doing and which signals it holds, for a run that did not stop (Linux).
+    static func threads(of processID: Int32) -> String {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(processID)/task")) ?? []
+        return tasks.sorted().map { task in
+            let base = "/proc/\(processID)/task/\(task)"
+            let status = (try? String(contentsOfFile: base + "/status", encoding: .utf8)) ?? ""
+            let fields = status.split(separator: "\n").filter {
+                ["Name:", "State:", "SigPnd:", "ShdPnd:", "SigBlk:", "SigIgn:", "SigCgt:"].contains(where: $0.hasPrefix)
+            }.map { $0.replacingOccurrences(of: "\t", with: " ") }
+            let wchan = (try? String(contentsOfFile: base + "/wchan", encoding: .utf8)) ?? "?"
+            return "[\(task) \(fields.joined(separator: " ")) wchan=\(wchan)]"
+        }.joined(separator: " ")
     }
 
     static func isRunning(_ processID: Int32) -> Bool {

@@ -250,9 +250,14 @@ struct OnlyExplicitRejectionSignsOut: Oracle {
             }?.event ?? 0
             switch name {
             case "sign-out", "sign-out-during-refresh", "restore-sign-out":
-                let asked = index.commands.contains {
-                    $0.instance == end.instance && $0.event < end.event && $0.event > windowStart
-                        && ($0.value.kind == .signOut || $0.value.kind == .switchAccount)
+                // Asked since the session was last entered, or before it and still unanswered then: a switch that
+                // waits for its revocation while a refresh completes ends the session it was asked to end.
+                let asked = index.commands.contains { command in
+                    command.instance == end.instance && command.event < end.event
+                        && (command.value.kind == .signOut || command.value.kind == .switchAccount)
+                        && (command.event > windowStart || !index.results.contains {
+                            $0.instance == command.instance && $0.value.id == command.value.id && $0.event < windowStart
+                        })
                 }
                 if !asked {
                     findings.append(context.finding(

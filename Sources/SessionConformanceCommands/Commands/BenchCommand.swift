@@ -43,7 +43,7 @@ enum BenchCommand: Command {
     static func run(_ arguments: ParsedArguments, console: any Console) throws -> ExitCode {
         let repeats = Int(arguments.value("repeat") ?? "5") ?? 0
         guard repeats >= 1 else { throw UsageError("--repeat takes a whole number of at least 1") }
-        let specRoot = arguments.value("spec-root") ?? DefaultSpecRoot.path
+        let specRoot = try DefaultSpecRoot.chosen(arguments)
         let lint = SpecLinter.lint(paths: [specRoot], specRoot: specRoot, checkedInvariants: Oracles.checkedInvariants)
         guard lint.errorCount == 0 else {
             console.err(lint.rendered())

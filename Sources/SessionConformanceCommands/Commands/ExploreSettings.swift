@@ -75,7 +75,7 @@ extension ExploreCommand {
             if shrink, FileManager.default.fileExists(atPath: shrinkDir, isDirectory: &isFolder), !isFolder.boolValue {
                 throw UsageError("--shrink-dir \(shrinkDir) is not a folder", hint: "give a folder (it is created if missing), or --no-shrink")
             }
-            specRoot = arguments.value("spec-root") ?? specRoot
+            specRoot = try DefaultSpecRoot.chosen(arguments)
             reports = try RunCommand.reportRequests(arguments)
             variant = arguments.value("variant")
             if let adapter = arguments.value("adapter") {

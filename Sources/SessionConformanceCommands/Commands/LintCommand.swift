@@ -23,7 +23,7 @@ enum LintCommand: Command {
     ]
 
     static func run(_ arguments: ParsedArguments, console: any Console) throws -> ExitCode {
-        let result = SpecLinter.lint(paths: arguments.positionals, specRoot: arguments.value("spec-root") ?? DefaultSpecRoot.path,
+        let result = SpecLinter.lint(paths: arguments.positionals, specRoot: try DefaultSpecRoot.chosen(arguments),
                                        checkedInvariants: Oracles.checkedInvariants)
         var rendered = result.rendered()
         var errorCount = result.errorCount

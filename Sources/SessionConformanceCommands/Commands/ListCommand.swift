@@ -24,7 +24,7 @@ enum ListCommand: Command {
         OptionSpec(name: "filter", kind: .value(placeholder: "PATTERN"),
                    help: "Keep the IDs that contain PATTERN, ignoring case; with a *, the IDs it matches as a glob (repeatable).", short: "k"),
         OptionSpec(name: "requirement", kind: .value(placeholder: "ID"), help: "Keep what covers this requirement (repeatable)."),
-        OptionSpec(name: "spec-root", kind: .value(placeholder: "DIR"), help: "The spec folder (default Specs)."),
+        OptionSpec(name: "spec-root", kind: .value(placeholder: "DIR"), help: "The spec folder (default Specs, else the Specs beside the executable)."),
     ]
 
     static func run(_ arguments: ParsedArguments, console: any Console) throws -> ExitCode {
@@ -36,7 +36,7 @@ enum ListCommand: Command {
             let hint = Suggestion.closest(to: what, among: ["cases", "requirements"]).map { "did you mean '\($0)'?" }
             throw UsageError("list takes 'cases' or 'requirements', not '\(what)'", hint: hint)
         }
-        let specRoot = arguments.value("spec-root") ?? "Specs"
+        let specRoot = try DefaultSpecRoot.chosen(arguments)
         let lint = SpecLinter.lint(paths: [specRoot], specRoot: specRoot, checkedInvariants: Oracles.checkedInvariants)
         guard lint.errorCount == 0 else {
             console.err(lint.rendered())

@@ -98,7 +98,7 @@ enum MutantsCommand: Command {
             }
             mutants = mutants.filter { names.contains($0.name) }
         }
-        let specRoot = arguments.value("spec-root") ?? DefaultSpecRoot.path
+        let specRoot = try DefaultSpecRoot.chosen(arguments)
         let lint = SpecLinter.lint(paths: [specRoot], specRoot: specRoot, checkedInvariants: Oracles.checkedInvariants)
         guard lint.errorCount == 0 else {
             console.err(lint.rendered())

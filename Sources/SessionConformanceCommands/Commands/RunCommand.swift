@@ -143,7 +143,7 @@ enum RunCommand: Command {
         let requests = try reportRequests(arguments)
         // A report on standard output keeps it: the summary goes to standard error.
         let console = try ReportOnStandardOutputConsole.for(requests.map(\.path) + (arguments.values["write-expected-failures"] ?? []), console)
-        let specRoot = arguments.value("spec-root") ?? DefaultSpecRoot.path
+        let specRoot = try DefaultSpecRoot.chosen(arguments)
         let lint = SpecLinter.lint(paths: [specRoot], specRoot: specRoot, checkedInvariants: Oracles.checkedInvariants)
         guard lint.errorCount == 0 else {
             console.err(lint.rendered())
