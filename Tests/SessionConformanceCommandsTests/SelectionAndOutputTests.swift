@@ -171,6 +171,10 @@ struct RunOutputTests {
         let cwd = FileManager.default.currentDirectoryPath
         #expect(WorkingDirectory.relativizing("python3 /home/ci/repo/a/adapter.py", in: "/home/ci/repo") == "python3 a/adapter.py")
         #expect(WorkingDirectory.relativizing("python3 /elsewhere/adapter.py", in: "/home/ci/repo") == "python3 /elsewhere/adapter.py")
+        // A command at the top of the working directory keeps ./, or the shell would look it up in PATH.
+        #expect(WorkingDirectory.relativizing("/home/ci/repo/adapter --fast", in: "/home/ci/repo") == "./adapter --fast")
+        #expect(WorkingDirectory.relativizing("'/home/ci/repo/my adapter' x", in: "/home/ci/repo") == "'./my adapter' x")
+        #expect(WorkingDirectory.relativizing("node /home/ci/repo/a.js; /home/ci/repo/b/c", in: "/home/ci/repo") == "node ./a.js; b/c")
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("paths-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -178,8 +182,8 @@ struct RunOutputTests {
         let (_, console) = run("run", "--spec-root", Paths.specs, "--adapter", "sh \(cwd)/no-such-adapter.sh", "--timeout", "5",
                                "--report", "json=\(file)")
         let report = try JSONReportWriter.read(path: file)
-        #expect(report.adapter.description == "sh no-such-adapter.sh", "\(console.stderr)")
-        #expect(report.run.command == "session-conformance run --adapter 'sh no-such-adapter.sh' --timeout 5")
+        #expect(report.adapter.description == "sh ./no-such-adapter.sh", "\(console.stderr)")
+        #expect(report.run.command == "session-conformance run --adapter 'sh ./no-such-adapter.sh' --timeout 5")
     }
 
     @Test("mutants --help documents --list")

@@ -11,10 +11,22 @@ public enum WorkingDirectory {
     }
 
     /// A command line with every absolute path inside the working directory made relative to it:
-    /// `python3 /home/ci/repo/adapter.py` becomes `python3 adapter.py` when run from `/home/ci/repo`.
+    /// `python3 /home/ci/repo/a/adapter.py` becomes `python3 a/adapter.py` when run from `/home/ci/repo`. A path
+    /// left with no `/` keeps `./` (`/home/ci/repo/adapter` becomes `./adapter`): as a bare name, the shell would
+    /// look the command up in PATH and the printed line would exit 127.
     public static func relativizing(_ commandLine: String, in directory: String = FileManager.default.currentDirectoryPath) -> String {
         guard let prefix = prefix(of: directory) else { return commandLine }
-        return commandLine.replacingOccurrences(of: prefix, with: "")
+        var result = ""
+        var rest = commandLine[...]
+        while let found = rest.range(of: prefix) {
+            result += rest[..<found.lowerBound]
+            let after = rest[found.upperBound...]
+            // The path's remainder: up to a space, a quote or a shell operator.
+            let word = after.prefix { !" \t'\";|&<>()".contains($0) }
+            result += word.contains("/") ? "" : "./"
+            rest = after
+        }
+        return result + rest
     }
 
     private static func prefix(of directory: String) -> String? {
