@@ -64,7 +64,7 @@ enum ExploreCommand: Command {
                    help: "The world profile: a file, or json-v1 or rfc6749 (default: json-v1; rfc6749 for loopback HTTP)."),
         OptionSpec(name: "jobs", kind: .value(placeholder: "N"), help: "Runs played in parallel (default 1)."),
         OptionSpec(name: "strategy", kind: .value(placeholder: "guided|random"),
-                   help: "guided (default): aim half the runs at the situations earlier runs reached least; random: seeds alone."),
+                   help: "guided (default): aim half the runs at the situations earlier runs reached least and at requirement paths; random: seeds alone."),
         OptionSpec(name: "time-budget", kind: .value(placeholder: "SECONDS"), help: "Bound the whole command, shrinking included, to this much wall time."),
         OptionSpec(name: "shard", kind: .value(placeholder: "I/N"), help: "Play only every N-th run, from the I-th."),
         OptionSpec(name: "replay", kind: .value(placeholder: "S:K"), help: "Play run K of seed S and print its program, trace and findings."),
