@@ -57,22 +57,29 @@ public final class AdapterProcess: Sendable {
         var created: [PipeDescriptors] = []
         let pipes: (stdin: PipeDescriptors, stdout: PipeDescriptors, stderr: PipeDescriptors, stop: PipeDescriptors)
         let processID: pid_t
+        // The adapter's go: written once its guard runs (`ProcessLauncher.goPrefix`).
+        let go: PipeDescriptors
         do throws(AdapterProcessError) {
-            for _ in 0..<4 { created.append(try PipeDescriptors.make()) }
+            for _ in 0..<5 { created.append(try PipeDescriptors.make()) }
             pipes = (created[0], created[1], created[2], created[3])
+            go = created[4]
+            let goSource = try Self.aboveGoDescriptor(go.readEnd)
+            defer { if goSource != go.readEnd { closeDescriptor(goSource) } }
             processID = try AdapterRegistry.spawning { () throws(AdapterProcessError) -> pid_t in
                 try ProcessLauncher.spawn(
                     commandLine: commandLine,
                     environment: environment,
                     stdin: pipes.stdin.readEnd,
                     stdout: pipes.stdout.writeEnd,
-                    stderr: pipes.stderr.writeEnd
+                    stderr: pipes.stderr.writeEnd,
+                    go: goSource
                 )
             }
         } catch {
             for pipe in created { pipe.closeBoth() }
             throw error
         }
+        closeDescriptor(go.readEnd)
         // The child's ends now live in the child; without closing ours, stdout would never reach end of file.
         closeDescriptor(pipes.stdin.readEnd)
         closeDescriptor(pipes.stdout.writeEnd)
@@ -83,6 +90,7 @@ public final class AdapterProcess: Sendable {
         do throws(AdapterProcessError) {
             channel.groupGuard = try Self.startGuard(group: processID)
         } catch {
+            closeDescriptor(go.writeEnd)
             signalProcessAndGroup(processID, SIGKILL)
             reap(processID)
             AdapterRegistry.reaped(processID)
@@ -92,6 +100,10 @@ public final class AdapterProcess: Sendable {
             pipes.stop.closeBoth()
             throw error
         }
+        // The guard runs: the adapter may start its command.
+        var line: UInt8 = 10
+        _ = write(go.writeEnd, &line, 1)
+        closeDescriptor(go.writeEnd)
         input = AdapterInput(descriptor: pipes.stdin.writeEnd)
         stopPipe = pipes.stop
         ExitWatcher.start(processID: processID, channel: channel)
@@ -99,6 +111,15 @@ public final class AdapterProcess: Sendable {
             pipes.stdout.readEnd, stopPipe: stopPipe.readEnd, channel: channel, maximumLineLength: maximumLineLength
         )
         OutputReaders.startStderr(pipes.stderr.readEnd, stopPipe: stopPipe.readEnd, channel: channel)
+    }
+
+    /// `descriptor`, or a close-on-exec copy of it numbered above the go descriptor (3), so the spawn's dup2 onto 3
+    /// is never a dup2 onto itself, which would leave it close-on-exec.
+    private static func aboveGoDescriptor(_ descriptor: Int32) throws(AdapterProcessError) -> Int32 {
+        guard descriptor <= ProcessLauncher.goDescriptor else { return descriptor }
+        let copy = fcntl(descriptor, F_DUPFD_CLOEXEC, ProcessLauncher.goDescriptor + 1)
+        guard copy >= 0 else { throw AdapterProcessError(.spawnFailed, systemError: errno, detail: "fcntl(F_DUPFD_CLOEXEC) failed") }
+        return copy
     }
 
     /// Starts the guard that kills the group when the runner dies (`ProcessLauncher.spawnGuard`); returns its

@@ -14,10 +14,19 @@ enum ProcessLauncher {
         environment: [String: String]?,
         stdin: Int32,
         stdout: Int32,
-        stderr: Int32
+        stderr: Int32,
+        go: Int32
     ) throws(AdapterProcessError) -> pid_t {
-        try spawnShell(commandLine, environment: environment, streams: (stdin, stdout, stderr), group: 0)
+        try spawnShell(goPrefix + commandLine, environment: environment, streams: (stdin, stdout, stderr), group: 0, go: go)
     }
+
+    /// The descriptor an adapter's shell reads its go from (`go`, the read end of a pipe).
+    static let goDescriptor: Int32 = 3
+
+    /// Run before the adapter's command: the shell waits for a line on descriptor 3, which the runner writes once the
+    /// group's guard is started, and exits if that pipe ends first (the runner died before it could start the
+    /// guard), so no adapter ever runs unguarded; then it closes the descriptor, so the command never sees it.
+    static let goPrefix = "read -r session_conformance_go <&3 || exit 1; exec 3<&-; "
 
     /// What a group's guard runs: it reads its stdin, the lifeline, to its end of file, which comes when every
     /// copy of the lifeline's write end is closed: when the runner closes it, or when the runner dies, however
@@ -33,7 +42,7 @@ enum ProcessLauncher {
         let null = open("/dev/null", O_RDWR | O_CLOEXEC)
         guard null >= 0 else { throw AdapterProcessError(.spawnFailed, systemError: errno, detail: "open /dev/null failed") }
         defer { closeDescriptor(null) }
-        return try spawnShell(guardScript, environment: [:], streams: (lifeline, null, null), group: group)
+        return try spawnShell(guardScript, environment: [:], streams: (lifeline, null, null), group: group, go: nil)
     }
 
     /// `/bin/sh -c script` in process group `group` (0: a group of its own).
@@ -41,7 +50,8 @@ enum ProcessLauncher {
         _ script: String,
         environment: [String: String]?,
         streams: (stdin: Int32, stdout: Int32, stderr: Int32),
-        group: pid_t
+        group: pid_t,
+        go: Int32?
     ) throws(AdapterProcessError) -> pid_t {
         #if canImport(Darwin)
         var actions: posix_spawn_file_actions_t?
@@ -59,6 +69,8 @@ enum ProcessLauncher {
         posix_spawn_file_actions_adddup2(&actions, streams.stdin, 0)
         posix_spawn_file_actions_adddup2(&actions, streams.stdout, 1)
         posix_spawn_file_actions_adddup2(&actions, streams.stderr, 2)
+        // After the three streams, so a source numbered 3 has been copied already (`go` itself is above 3).
+        if let go { posix_spawn_file_actions_adddup2(&actions, go, goDescriptor) }
 
         // An adapter gets a group of its own (its id is the child's pid), so a kill reaches its children too.
         var flags = Int32(POSIX_SPAWN_SETPGROUP) | Int32(POSIX_SPAWN_SETSIGMASK) | Int32(POSIX_SPAWN_SETSIGDEF)
