@@ -44,21 +44,9 @@ struct DefaultSpecRootTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("elsewhere-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let alone = folder.appendingPathComponent("session-conformance")
-        try FileManager.default.copyItem(at: executable, to: alone)
+        let alone = try CopiedExecutable.copy(into: folder)
         func run(_ binary: URL, _ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-            let process = Process()
-            process.executableURL = binary
-            process.arguments = arguments
-            process.currentDirectoryURL = folder
-            let out = Pipe(), err = Pipe()
-            process.standardOutput = out
-            process.standardError = err
-            try process.run()
-            let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            return (process.terminationStatus, stdout, stderr)
+            try CopiedExecutable.run(binary, arguments, in: folder)
         }
         for command in [["run"], ["lint"], ["list"], ["explore", "--runs", "1"], ["mutants", "--variant", "token-in-log"]] {
             let lost = try run(alone, command)

@@ -61,18 +61,10 @@ struct MutantsExploreColumnTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mutants-alone-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let alone = folder.appendingPathComponent("session-conformance")
-        try FileManager.default.copyItem(at: InterruptionTests.executable, to: alone)
-        let process = Process()
-        process.executableURL = alone
-        process.arguments = ["mutants", "--variant", "refresh-per-request", "--spec-root", Paths.specs, "--explore", "5", "--connection", "process"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 1, "\(text)")
+        let alone = try CopiedExecutable.copy(into: folder)
+        let (status, text, _) = try CopiedExecutable.run(
+            alone, ["mutants", "--variant", "refresh-per-request", "--spec-root", Paths.specs, "--explore", "5", "--connection", "process"], in: folder)
+        #expect(status == 1, "\(text)")
         let row = text.split(separator: "\n").first { $0.hasPrefix("refresh-per-request") }.map(String.init) ?? ""
         #expect(row.contains(" error "), "\(row)")
         #expect(text.contains("not explored: refresh-per-request: its client could not be started: "), "\(text)")
