@@ -57,14 +57,14 @@ public final class AdapterProcess: Sendable {
         var created: [PipeDescriptors] = []
         let pipes: (stdin: PipeDescriptors, stdout: PipeDescriptors, stderr: PipeDescriptors, stop: PipeDescriptors)
         let processID: pid_t
-        // The adapter's go: written once its guard runs (`ProcessLauncher.goPrefix`).
+        // The adapter's go: written once its guard runs (`ProcessLauncher.goPrefix`). Numbered above the descriptor
+        // the child gets it as, so the spawn's dup2 onto it is never a dup2 onto itself, which keeps close-on-exec.
         let go: PipeDescriptors
         do throws(AdapterProcessError) {
-            for _ in 0..<5 { created.append(try PipeDescriptors.make()) }
+            for _ in 0..<4 { created.append(try PipeDescriptors.make()) }
             pipes = (created[0], created[1], created[2], created[3])
-            go = created[4]
-            let goSource = try Self.aboveGoDescriptor(go.readEnd)
-            defer { if goSource != go.readEnd { closeDescriptor(goSource) } }
+            go = try PipeDescriptors.make(lowest: ProcessLauncher.goDescriptor + 1)
+            created.append(go)
             processID = try AdapterRegistry.spawning { () throws(AdapterProcessError) -> pid_t in
                 try ProcessLauncher.spawn(
                     commandLine: commandLine,
@@ -72,7 +72,7 @@ public final class AdapterProcess: Sendable {
                     stdin: pipes.stdin.readEnd,
                     stdout: pipes.stdout.writeEnd,
                     stderr: pipes.stderr.writeEnd,
-                    go: goSource
+                    go: go.readEnd
                 )
             }
         } catch {
@@ -111,15 +111,6 @@ public final class AdapterProcess: Sendable {
             pipes.stdout.readEnd, stopPipe: stopPipe.readEnd, channel: channel, maximumLineLength: maximumLineLength
         )
         OutputReaders.startStderr(pipes.stderr.readEnd, stopPipe: stopPipe.readEnd, channel: channel)
-    }
-
-    /// `descriptor`, or a close-on-exec copy of it numbered above the go descriptor (3), so the spawn's dup2 onto 3
-    /// is never a dup2 onto itself, which would leave it close-on-exec.
-    private static func aboveGoDescriptor(_ descriptor: Int32) throws(AdapterProcessError) -> Int32 {
-        guard descriptor <= ProcessLauncher.goDescriptor else { return descriptor }
-        let copy = fcntl(descriptor, F_DUPFD_CLOEXEC, ProcessLauncher.goDescriptor + 1)
-        guard copy >= 0 else { throw AdapterProcessError(.spawnFailed, systemError: errno, detail: "fcntl(F_DUPFD_CLOEXEC) failed") }
-        return copy
     }
 
     /// Starts the guard that kills the group when the runner dies (`ProcessLauncher.spawnGuard`); returns its

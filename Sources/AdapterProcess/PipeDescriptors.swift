@@ -12,8 +12,8 @@ struct PipeDescriptors: Sendable {
     let writeEnd: Int32
 
     /// A new pipe whose ends are close-on-exec, so no other child of this process inherits them, and
-    /// numbered 3 or above, so they never collide with the 0, 1 and 2 a child gets them as.
-    static func make() throws(AdapterProcessError) -> PipeDescriptors {
+    /// numbered `lowest` or above (3: never the 0, 1 and 2 a child gets them as; 4 for a pipe a child gets as 3).
+    static func make(lowest: Int32 = 3) throws(AdapterProcessError) -> PipeDescriptors {
         var ends: [Int32] = [-1, -1]
         #if canImport(Darwin)
         // No pipe2 here: posix_spawn's POSIX_SPAWN_CLOEXEC_DEFAULT covers the window before fcntl.
@@ -26,14 +26,14 @@ struct PipeDescriptors: Sendable {
         }
         let readEnd: Int32
         do throws(AdapterProcessError) {
-            readEnd = try aboveStandardStreams(ends[0])
+            readEnd = try numbered(ends[0], atLeast: lowest)
         } catch {
             closeDescriptor(ends[0])
             closeDescriptor(ends[1])
             throw error
         }
         do throws(AdapterProcessError) {
-            return PipeDescriptors(readEnd: readEnd, writeEnd: try aboveStandardStreams(ends[1]))
+            return PipeDescriptors(readEnd: readEnd, writeEnd: try numbered(ends[1], atLeast: lowest))
         } catch {
             closeDescriptor(readEnd)
             closeDescriptor(ends[1])
@@ -41,14 +41,14 @@ struct PipeDescriptors: Sendable {
         }
     }
 
-    /// `descriptor` itself when it is 3 or above; otherwise a close-on-exec copy numbered 3 or above, and
-    /// the original is closed. On failure the original is left open for the caller to close.
-    private static func aboveStandardStreams(_ descriptor: Int32) throws(AdapterProcessError) -> Int32 {
+    /// `descriptor` itself when it is `lowest` or above; otherwise a close-on-exec copy numbered `lowest` or above,
+    /// and the original is closed. On failure the original is left open for the caller to close.
+    private static func numbered(_ descriptor: Int32, atLeast lowest: Int32) throws(AdapterProcessError) -> Int32 {
         #if canImport(Darwin)
         _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
         #endif
-        guard descriptor <= 2 else { return descriptor }
-        let copy = fcntl(descriptor, F_DUPFD_CLOEXEC, 3)
+        guard descriptor < lowest else { return descriptor }
+        let copy = fcntl(descriptor, F_DUPFD_CLOEXEC, lowest)
         guard copy >= 0 else {
             throw AdapterProcessError(.spawnFailed, systemError: errno, detail: "fcntl(F_DUPFD_CLOEXEC) failed")
         }

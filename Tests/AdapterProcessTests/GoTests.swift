@@ -17,7 +17,7 @@ extension AdapterProcessTests {
         static func spawn(go: Bool) throws -> (status: Int32, ran: Bool) {
             let marker = FileManager.default.temporaryDirectory.appendingPathComponent("go-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: marker) }
-            let pipe = try PipeDescriptors.make()
+            let pipe = try PipeDescriptors.make(lowest: ProcessLauncher.goDescriptor + 1)
             let null = open("/dev/null", O_RDWR | O_CLOEXEC)
             defer { close(null) }
             let processID = try ProcessLauncher.spawn(commandLine: "touch '\(marker.path)'", environment: nil,
@@ -49,7 +49,7 @@ extension AdapterProcessTests {
 
         @Test("the command does not see the go descriptor")
         func commandDoesNotSeeDescriptorThree() throws {
-            let pipe = try PipeDescriptors.make()
+            let pipe = try PipeDescriptors.make(lowest: ProcessLauncher.goDescriptor + 1)
             let output = try PipeDescriptors.make()
             let null = open("/dev/null", O_RDWR | O_CLOEXEC)
             defer { close(null) }

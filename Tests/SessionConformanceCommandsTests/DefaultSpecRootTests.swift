@@ -44,9 +44,9 @@ struct DefaultSpecRootTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("elsewhere-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let alone = try CopiedExecutable.copy(into: folder)
+        let alone = try LaunchedProcess.copyCLI(into: folder)
         func run(_ binary: URL, _ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-            try CopiedExecutable.run(binary, arguments, in: folder)
+            try LaunchedProcess.run(binary, arguments, in: folder)
         }
         for command in [["run"], ["lint"], ["list"], ["explore", "--runs", "1"], ["mutants", "--variant", "token-in-log"]] {
             let lost = try run(alone, command)

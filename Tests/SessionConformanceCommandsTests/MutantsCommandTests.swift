@@ -61,8 +61,8 @@ struct MutantsExploreColumnTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mutants-alone-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let alone = try CopiedExecutable.copy(into: folder)
-        let (status, text, _) = try CopiedExecutable.run(
+        let alone = try LaunchedProcess.copyCLI(into: folder)
+        let (status, text, _) = try LaunchedProcess.run(
             alone, ["mutants", "--variant", "refresh-per-request", "--spec-root", Paths.specs, "--explore", "5", "--connection", "process"], in: folder)
         #expect(status == 1, "\(text)")
         let row = text.split(separator: "\n").first { $0.hasPrefix("refresh-per-request") }.map(String.init) ?? ""

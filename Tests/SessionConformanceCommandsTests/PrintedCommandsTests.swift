@@ -7,19 +7,10 @@ struct PrintedCommandsTests {
     static let binary = Paths.root.appendingPathComponent(".build/debug/session-conformance")
     static let referenceAdapter = Paths.root.appendingPathComponent(".build/debug/session-conformance-reference-adapter")
 
-    /// Runs `command` with /bin/sh in `folder`; returns the exit status and what it printed on stdout and stderr.
+    /// Runs `command` with /bin/sh in `folder`; returns the exit status and what it printed on stdout, then stderr.
     static func shell(_ command: String, in folder: URL) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
-        process.currentDirectoryURL = folder
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, text)
+        let run = try LaunchedProcess.run(URL(fileURLWithPath: "/bin/sh"), ["-c", command], in: folder)
+        return (run.status, run.stdout + run.stderr)
     }
 
     @Test("an adapter at the top of the working folder, given by its absolute path, is replayed as ./adapter, which runs")

@@ -179,6 +179,7 @@ public struct Explorer: Sendable {
             let batchStart = nextBatch
             let batchEnd = min(batchStart + batch, runCount)
             let aims = options.strategy == .guided ? Self.aims(coverage: state.withLock { $0.coverage }) : []
+            let paths = RequirementPath.allCases
             next.store(batchStart, ordering: .relaxed)
             DispatchQueue.concurrentPerform(iterations: max(1, min(options.jobs, batchEnd - batchStart))) { [cpus] worker in
                 let unpinned = cpus.isEmpty ? nil : CPUPinning.pinCurrentThread(to: cpus[worker % cpus.count])
@@ -190,7 +191,6 @@ public struct Explorer: Sendable {
                     // Every other run of a guided batch is aimed, alternately at a rare situation and at the next
                     // requirement path; the rest stay random, to find what no aim names.
                     let offset = position - batchStart
-                    let paths = RequirementPath.allCases
                     let focus: ExploreAim? = aims.isEmpty || offset % 2 == 1 ? nil
                         : offset % 4 == 2 ? .path(paths[(position / 4) % paths.count])
                         : .situation(aims[(offset / 4) % aims.count])

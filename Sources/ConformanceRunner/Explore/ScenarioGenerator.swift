@@ -405,16 +405,17 @@ struct ScenarioGenerator {
             add(kind, [("email", email), ("password", password)])
             return
         }
-        let chosen = pick(Self.accounts)
-        add(kind, [("account", chosen)])
-        account = chosen
-        signedIn = true
+        signIn(kind, as: pick(Self.accounts))
     }
 
-    /// A sign-in or switch with a real account's credentials, never the malformed input `signIn(_:)` sometimes types.
+    /// A sign-in or switch with a real account's credentials, never the malformed input `signIn(_:)` sometimes types;
+    /// a switch goes to another account.
     private mutating func signInValid(_ kind: String) {
         ensureRunning()
-        let chosen = pick(Self.accounts.filter { kind == "signIn" || $0 != account })
+        signIn(kind, as: pick(Self.accounts.filter { kind == "signIn" || $0 != account }))
+    }
+
+    private mutating func signIn(_ kind: String, as chosen: String) {
         add(kind, [("account", chosen)])
         account = chosen
         signedIn = true

@@ -18,7 +18,7 @@ extension ExploreCommand {
         var replay: ExploreRunID?
         var shrink = true
         var shrinkDir = "explore-cases"
-        var specRoot = DefaultSpecRoot.path
+        var specRoot: String
         var timeout = 10
         var reports: [ReportRequest] = []
         /// `--adapter '...'`, `--timeout N` and `--world X` as given, or empty.

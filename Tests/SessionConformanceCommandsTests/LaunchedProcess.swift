@@ -1,9 +1,9 @@
 import Foundation
 
-/// A copy of the built CLI in a folder of its own, run as a process.
-enum CopiedExecutable {
+/// An executable run as a child process of the tests: a copy of the built CLI in a folder of its own, `/bin/sh`.
+enum LaunchedProcess {
     /// Copies the debug CLI into `folder`; returns the copy.
-    static func copy(into folder: URL) throws -> URL {
+    static func copyCLI(into folder: URL) throws -> URL {
         let copy = folder.appendingPathComponent("session-conformance")
         try FileManager.default.copyItem(at: InterruptionTests.executable, to: copy)
         return copy
