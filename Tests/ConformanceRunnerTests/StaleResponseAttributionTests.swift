@@ -92,4 +92,63 @@ struct StaleResponseAttributionTests {
         #expect(findings.map(\.requirements) == [["EPOCH-DISCARD-STALE-RESPONSES"]])
         #expect(findings.first?.message == "alice's late response was shown in bob's session")
     }
+
+    /// Alice's refresh is on the wire when a sign-in over her session (which reports no end) makes bob's session; the
+    /// refresh then answers with alice's pair, which the client stores and sends in bob's session. With
+    /// `presentingBobsToken`, the refresh instead presents the refresh token bob's own login issued, before his
+    /// sign-in is reported: his session's refresh, not a stale one.
+    static func refreshAcrossBobsSignIn(presentingBobsToken: Bool) -> (CraftedTrace, refreshed: String) {
+        var crafted = CraftedTrace()
+        let alice = crafted.signInAlice()
+        var presented = alice.refresh
+        if !presentingBobsToken { crafted.transition("refresh-started", from: "authenticated", to: "refreshing", account: "acct-alice") }
+        let held = HTTPRequestMessage(method: "POST", path: "/auth/refresh", body: ["refresh_token": .string(alice.refresh)])
+        if !presentingBobsToken { crafted.add(.received(.http(id: "r0", cause: nil, held))) }
+        crafted.transition("sign-in-started", from: "authenticated", to: "signingIn")
+        let login = crafted.exchange(HTTPRequestMessage(method: "POST", path: "/auth/login",
+                                                        body: ["email": "bob@example.com", "password": "staple tuna pony"]))
+        if presentingBobsToken, case .response(let bobs) = login, let bobsRefresh = bobs.body["refresh_token"]?.string {
+            presented = bobsRefresh
+            crafted.add(.received(.http(id: "r0", cause: nil,
+                                        HTTPRequestMessage(method: "POST", path: "/auth/refresh", body: ["refresh_token": .string(presented)]))))
+        }
+        crafted.transition("sign-in-succeeded", from: "signingIn", to: "authenticated", account: "acct-bob")
+        let refresh = HTTPRequestMessage(method: "POST", path: "/auth/refresh", body: ["refresh_token": .string(presented)])
+        guard case .response(let refreshed) = crafted.world.serve(refresh), let access = refreshed.body["access_token"]?.string else {
+            Issue.record("the world refused the refresh")
+            return (crafted, "")
+        }
+        crafted.add(.sent(.reply(id: "r0", .response(refreshed))))
+        crafted.add(.received(.storage(id: "s1", operation: .set, key: "session", value: "{\"at\":\"\(access)\"}", accessibility: .afterFirstUnlock)))
+        crafted.add(.sent(.reply(id: "s1", .done)))
+        return (crafted, access)
+    }
+
+    @Test("a refresh result that arrives after a sign-in made the next session is stale, though the client reported no end")
+    func refreshResultAcrossAnUnreportedEnd() throws {
+        let (crafted, _) = Self.refreshAcrossBobsSignIn(presentingBobsToken: false)
+        let findings = try crafted.findings(StaleRefreshResultDiscarded())
+        #expect(findings.map(\.requirements) == [["EPOCH-DISCARD-STALE-REFRESH"]])
+        #expect(findings.first?.message == "a refresh result that arrived after 'sign-in-succeeded' was written to storage")
+    }
+
+    @Test("a refresh that presents the token of the sign-in's own login belongs to the session it started")
+    func refreshOfTheNewSession() throws {
+        let (crafted, _) = Self.refreshAcrossBobsSignIn(presentingBobsToken: true)
+        #expect(try crafted.findings(StaleRefreshResultDiscarded()).isEmpty)
+    }
+
+    @Test("alice's content fetched in bob's session with her refresh result that arrived after his sign-in is EPOCH-DISCARD-STALE-REFRESH's")
+    func contentOfAStaleRefreshAcrossAnUnreportedEnd() throws {
+        var (crafted, access) = Self.refreshAcrossBobsSignIn(presentingBobsToken: false)
+        let outcome = crafted.exchange(HTTPRequestMessage(method: "GET", path: "/resources/inbox", headers: ["Authorization": "Bearer \(access)"]))
+        guard case .response(let response) = outcome, let contentID = response.body["contentId"]?.string else {
+            Issue.record("the world served no inbox")
+            return
+        }
+        crafted.add(.received(.ui(UIEvent(kind: .content, resource: "inbox", account: "acct-bob", generation: 1, contentID: contentID))))
+        let findings = try crafted.findings(ContentBelongsToCurrentAccount())
+        #expect(findings.map(\.requirements) == [["EPOCH-DISCARD-STALE-REFRESH"]])
+        #expect(findings.first?.message.hasPrefix("alice's content was shown in bob's session, fetched with at#") == true, "\(findings.map(\.message))")
+    }
 }

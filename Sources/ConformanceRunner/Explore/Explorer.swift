@@ -237,7 +237,8 @@ public struct Explorer: Sendable {
     /// (threads, real time): the failure stays as first seen, since nothing blames the reset.
     private func confirmWithProcessDeaths(_ tally: inout Tally, _ options: ExploreOptions) {
         // A client whose failures hang on thread timing can miss a failure in one replay and show it in the next, so
-        // the reset is blamed only when three replays with real process deaths miss it and two with resets show it.
+        // the reset is blamed only when six replays with real process deaths miss it and six with resets show it: a
+        // failure that shows by chance in any share of replays is blamed wrongly at most once in 4,000 (1/2 to the 12th).
         var replayed: [ExploreRunID: [CaseOutcome]] = [:]
         var replayedWithResets: [ExploreRunID: [CaseOutcome]] = [:]
         func replays(_ run: ExploreRunID, _ restarts: ClientRestarts, _ count: Int, _ cache: inout [ExploreRunID: [CaseOutcome]],
@@ -254,19 +255,19 @@ public struct Explorer: Sendable {
                   first.outcome.trace.events.contains(where: { if case .processKilled = $0.kind { true } else { false } })
             else { continue }
             let shows = { (outcome: CaseOutcome) in ExploreFailureKey.of(outcome).contains(key) }
-            let real = replays(first.run, .newProcesses, 3, &replayed, until: shows)
+            let real = replays(first.run, .newProcesses, 6, &replayed, until: shows)
             if let confirmed = real.first(where: shows) {
                 tally.first[key] = (first.run, confirmed)
                 continue
             }
-            let again = replays(first.run, .resets, 2, &replayedWithResets) { !shows($0) }
-            guard again.count == 2, again.allSatisfy(shows) else { continue }
+            let again = replays(first.run, .resets, 6, &replayedWithResets) { !shows($0) }
+            guard again.count == 6, again.allSatisfy(shows) else { continue }
             tally.first[key] = nil
             let resetKey = ExploreFailureKey(check: "error:resetKeepsState", requirements: [])
             guard tally.first[resetKey].map({ first.run < $0.run }) ?? true else { continue }
             let soft = first.outcome
-            let reason = "resetKeepsState: run \(first.run) shows \(key) when its kills reset the adapter's process (twice), and not "
-                + "when they end it (\(real.map(\.status.rawValue).joined(separator: ", ")) in three replays): the adapter's 'reset' "
+            let reason = "resetKeepsState: run \(first.run) shows \(key) when its kills reset the adapter's process (\(again.count) times), and not "
+                + "when they end it (\(real.map(\.status.rawValue).joined(separator: ", ")) in \(real.count) replays): the adapter's 'reset' "
                 + "keeps state a new process would not have (docs/adapter-protocol.md, 'reset')"
             tally.first[resetKey] = (first.run, CaseOutcome(
                 caseID: soft.caseID, title: soft.title, file: soft.file, requirements: soft.requirements, status: .error,

@@ -188,13 +188,23 @@ struct StaleRefreshResultDiscarded: Oracle {
     }
 
     /// The first session end of the refresh's process after it was sent and before its result arrived: the result is
-    /// stale when there is one.
+    /// stale when there is one. A sign-in that succeeded in between ends the refresh's session too, reported or not
+    /// (a client that signs in over a live session never reports its end): unless the refresh presented a token
+    /// that sign-in's own login issued, its result belongs to the session before.
     static func sessionEnd(beforeResultOf refresh: TraceIndex.Exchange, _ index: TraceIndex) -> TraceIndex.Transition? {
         guard let delivered = refresh.replyEvent else { return nil }
         return index.transitions.first {
-            $0.instance == refresh.instance && $0.event > refresh.event && $0.event < delivered
-                && sessionEndingTransitions.contains($0.message.transition ?? "")
+            guard $0.instance == refresh.instance && $0.event > refresh.event && $0.event < delivered else { return false }
+            if sessionEndingTransitions.contains($0.message.transition ?? "") { return true }
+            return $0.message.transition == "sign-in-succeeded" && !presentsTokenOfItsLogin(refresh, signIn: $0, index)
         }
+    }
+
+    private static func presentsTokenOfItsLogin(_ refresh: TraceIndex.Exchange, signIn: TraceIndex.Transition, _ index: TraceIndex) -> Bool {
+        guard let presented = refresh.presentedRefreshToken,
+              let login = index.exchanges.last(where: { $0.instance == signIn.instance && $0.isLogin && $0.event < signIn.event }),
+              let issuer = index.exchanges.first(where: { $0.issuedRefreshToken == presented }) else { return false }
+        return issuer.event >= login.event
     }
 }
 
