@@ -35,5 +35,9 @@ extension MutantRegistry {
                    "sign-in validation checks for an @ with something before it, not for a domain after it: alice@ goes to the server",
                    violates: "003: 5. Validate user inputs before making API calls",
                    expected: ["SIGNIN-VALIDATE-INPUT"]),
+        sessionKit(.loginPerWaiter,
+                   "a request refused with a 401 while a refresh is in flight waits for it, then obtains credentials by a login of its own with the password kept since the sign-in: one refresh, then a login per waiter",
+                   violates: "000: five failed requests should not each refresh and overwrite one another. Keep one refresh task per account",
+                   expected: ["REFRESH-SINGLE-FLIGHT"]),
     ]
 }

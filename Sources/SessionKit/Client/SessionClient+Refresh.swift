@@ -5,7 +5,8 @@ import Foundation
 /// pair as one unit before resolving, and retries retryable failures with bounded backoff and jitter.
 extension SessionClient {
     /// `startedBy`: why the refresh started (the reason of its `refresh-started`).
-    func runRefresh(_ operationID: UInt64, startedBy reason: TransitionReason? = nil) async {
+    /// `byLogin`: the login-per-waiter defect's own refresh, a login with the remembered password.
+    func runRefresh(_ operationID: UInt64, startedBy reason: TransitionReason? = nil, byLogin: Bool = false) async {
         var refusedThroughHandler = false
         // The reply to an attempt that timed out on the client's deadline, when it came after all.
         var lateOutcome: AuthAPI.RefreshOutcome?
@@ -28,7 +29,16 @@ extension SessionClient {
                     // DEFECT refresh-through-401-handler: the refresh goes through the authenticated client, which
                     // adds the access token (and answers a refused refresh below by refreshing again).
                     let bearer = defects.contains(.refreshThrough401Handler) ? sentFor?.accessToken : nil
-                    outcome = await api.refresh(refreshToken, bearer: bearer)
+                    if byLogin, let remembered = rememberedSignIn {
+                        // DEFECT login-per-waiter: credentials by a password grant of this request's own.
+                        switch await api.login(email: remembered.email, password: remembered.password) {
+                        case .granted(let grant): outcome = .granted(grant)
+                        case .invalidCredentials: outcome = .rejected(.invalidGrant)
+                        case .failed(let failure): outcome = .failed(failure)
+                        }
+                    } else {
+                        outcome = await api.refresh(refreshToken, bearer: bearer)
+                    }
                 }
                 var overdue: Task<AuthAPI.RefreshOutcome, Never>?
                 switch outcome {

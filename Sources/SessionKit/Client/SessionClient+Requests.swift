@@ -43,7 +43,13 @@ extension SessionClient {
                 }
                 retried = true
                 let rejected = ticket
+                let joinsRefreshInFlight = machine.snapshot.phase == .refreshing
                 ticket = try await awaitAdmission { machine, waiter in machine.unauthorized(rejected, waiter: waiter) }.get()
+                // DEFECT login-per-waiter: having waited on the shared refresh, the request obtains credentials by a
+                // login of its own (one refresh, then a login per waiter, each overwriting the stored pair).
+                if joinsRefreshInFlight, defects.contains(.loginPerWaiter), rememberedSignIn != nil {
+                    ticket = try await awaitAdmission { machine, waiter in machine.loginAfterSharedRefresh(waiter) }.get()
+                }
                 logger.log(.debug, "request.retry", ["resource": resource, "tokenVersion": String(ticket.credentialVersion)])
             case .forbidden:
                 guard machine.isCurrent(ticket) else { throw staleResponse(resource) }

@@ -77,6 +77,8 @@ extension SessionClient {
             if defects.contains(.passwordKeptInPreferences) {
                 try? await environment.preferences.setValue(Data(password.utf8), for: Self.rememberedPasswordKey)
             }
+            // DEFECT login-per-waiter: the password is kept in memory for the waiters' own logins.
+            if defects.contains(.loginPerWaiter) { rememberedSignIn = (email, password) }
             // DEFECT sign-in-drops-revocation-queue: the new session's record is written from scratch; the refresh
             // tokens of ended sessions still waiting to be revoked are lost with the old one.
             if defects.contains(.signInDropsRevocationQueue), let record = try? await vault.load() {

@@ -26,6 +26,8 @@ public actor SessionClient {
     var pendingEmissions: [PendingEmission] = []
     /// The failed-refresh-sticks defect's remembered failure; always nil in the reference.
     var stickyRefreshFailure: SessionError?
+    /// The login-per-waiter defect's password, kept in memory since the last sign-in.
+    var rememberedSignIn: (email: String, password: String)?
 
     /// A backoff wait that a signal (unlock, network back, foreground) may cut short.
     enum Pause: Hashable {
@@ -183,7 +185,7 @@ public actor SessionClient {
             if let transition = start.transition { emit(transition) }
             logger.log(.debug, "request.waiting", ["phase": machine.snapshot.phase.rawValue])
             let reason = start.transition?.reason
-            Task(executorPreference: environment.taskExecutor) { await self.runRefresh(start.operationID, startedBy: reason) }
+            Task(executorPreference: environment.taskExecutor) { await self.runRefresh(start.operationID, startedBy: reason, byLogin: start.byLogin) }
         }
     }
 

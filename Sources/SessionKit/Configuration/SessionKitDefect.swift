@@ -98,6 +98,9 @@ package enum SessionKitDefect: String, Sendable, Hashable, CaseIterable {
     /// Sign-in input validation checks for an `@` with something before it, not for a domain after it
     /// (`alice@` goes to the server).
     case addressDomainNotChecked = "address-domain-not-checked"
+    /// A request refused with a 401 while a refresh is in flight waits for it, then obtains credentials by a login of
+    /// its own, with the password kept in memory since the sign-in (a library's password grant per waiter).
+    case loginPerWaiter = "login-per-waiter"
 
     // Made catchable by refresh triggers: cases that kill a refresh the clock started (`base[expiry]`).
 

@@ -10,8 +10,11 @@ enum AdmissionAction: Sendable {
 
 struct RefreshStart: Sendable {
     let operationID: UInt64
-    /// `nil` only for the refresh-per-request defect, whose extra refreshes start inside `refreshing`.
+    /// `nil` only for the refresh-per-request and login-per-waiter defects, whose extra refreshes start inside
+    /// `refreshing`.
     let transition: SessionTransition?
+    /// The login-per-waiter defect: this "refresh" is a login with the remembered password.
+    var byLogin = false
 }
 
 /// The next step of a refresh operation.

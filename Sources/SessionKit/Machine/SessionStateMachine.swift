@@ -277,6 +277,25 @@ struct SessionStateMachine: Sendable {
         }
     }
 
+    /// DEFECT login-per-waiter: a request that waited on the shared refresh obtains credentials by a login of its own
+    /// (as the account's refresh operation, a "refresh" sent as a login); the newest takes over the waiters.
+    mutating func loginAfterSharedRefresh(_ waiter: Waiter<Admission>) -> AdmissionAction {
+        switch state {
+        case .authenticated(let active, nil):
+            let start = startRefresh(active, waiter: waiter, reason: .accessTokenRejected)
+            return .queuedStartingRefresh(RefreshStart(operationID: start.operationID, transition: start.transition, byLogin: true))
+        case .refreshing(let active, let operation):
+            var own = RefreshOperation(id: nextOperationID)
+            nextOperationID += 1
+            own.waiters = operation.waiters
+            own.waiters.append(waiter)
+            state = .refreshing(active, own)
+            return .queuedStartingRefresh(RefreshStart(operationID: own.id, transition: nil, byLogin: true))
+        case .restoring, .authenticated, .signingIn, .signedOut:
+            return .resume(waiter, .failure(SessionError(.sessionChanged, context: "session changed")))
+        }
+    }
+
     /// Whether background work needs a refresh now; `nil` when it does. Never signs out: a stalled
     /// restore defers.
     func backgroundRefreshNeed(now: MonotonicInstant, window: Duration) -> BackgroundRefreshResult? {
