@@ -49,5 +49,13 @@ extension MutantRegistry {
                        ("RESTORE-TOKEN-PRESENCE-NOT-AUTHENTICATED", "a launch still restoring is in no state it reported, not in restoring"),
                        ("STORAGE-LOCKED-NOT-SIGNOUT", "a launch waiting for the device to unlock is in no state it reported, not in restoring"),
                    ]),
+        sessionKit(.launchTrustsSessionHint,
+                   "a flag in preferences, set at sign-in and never cleared, decides the launch: without it the launch ends signed out without reading secure storage",
+                   violates: "003: 6. Check authentication state on app launch",
+                   expected: ["RESTORE-CHECK-ON-LAUNCH"]),
+        sessionKit(.restorePrefetchesWithMirroredToken,
+                   "the access token is mirrored in plain preferences for a widget, and a launch prefetches the widget's news with that copy before it reads secure storage",
+                   violates: "000: Read credentials, establish the local account identity, then validate or refresh the session with the server",
+                   expected: ["RESTORE-EXPLICIT-STATE", "STORAGE-NO-PLAINTEXT-TOKENS"]),
     ]
 }

@@ -29,6 +29,37 @@ struct RestoreReadsCredentialsFirst: Oracle {
     }
 }
 
+/// Every launch checks the stored session before it decides between the signed-in and signed-out screens: a
+/// process leaves restoring by its restore (validated or failed) only after it touched secure storage (a read, or a
+/// delete, as a first run that wipes what an earlier install left). A preference or a flag in memory is not the
+/// stored session.
+struct LaunchChecksStoredSession: Oracle {
+    let id = "launch-checks-stored-session"
+    let invariants: [String] = ["restoring-identity-before-validation"]
+    let requirements = ["RESTORE-CHECK-ON-LAUNCH"]
+
+    func check(_ context: OracleContext) -> [Finding] {
+        let index = context.index
+        var findings: [Finding] = []
+        var judged: Set<Int> = []
+        for decision in index.transitions where !judged.contains(decision.instance)
+            && ["restore-validated", "restore-failed"].contains(decision.message.transition ?? "") {
+            judged.insert(decision.instance)
+            let read = index.storageReads.contains { $0.instance == decision.instance && $0.event < decision.event }
+            let deleted = index.storageChanges.contains {
+                $0.instance == decision.instance && $0.secure && $0.operation == .delete && $0.event < decision.event
+            }
+            guard !read, !deleted else { continue }
+            findings.append(context.finding(
+                requirements, id,
+                "the launch ended restoring ('\(decision.message.transition!)', to \(decision.message.to)) without reading secure storage: "
+                    + "it must check the stored session before it decides",
+                [decision.event]))
+        }
+        return findings
+    }
+}
+
 /// A 401 for a request that carried an access token older than one the client already holds and stored is
 /// retried with the newer token; it starts no refresh of its own. Unless the client's own expiry rule explains the
 /// refresh: a client that refreshes ahead of expiry (a library's margin of a minute, say, which a short-lived token

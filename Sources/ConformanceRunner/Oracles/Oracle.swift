@@ -57,6 +57,7 @@ public enum Oracles {
         RestoreValidatedWithServer(),
         BackgroundTokensAfterFirstUnlock(),
         RestoreReadsCredentialsFirst(),
+        LaunchChecksStoredSession(),
         StaleUnauthorizedRetriedWithLatestToken(),
         RetriesWaitForTheRefresh(),
         EndedSessionCredentialsCleared(),

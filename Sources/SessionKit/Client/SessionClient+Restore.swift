@@ -2,6 +2,19 @@
 /// session (or the refresh token was exchanged). A token in storage alone never means `authenticated`.
 extension SessionClient {
     func runRestore(generation: SessionGeneration) async {
+        // DEFECT launch-trusts-session-hint: no flag in preferences, no session: secure storage is never read.
+        if defects.contains(.launchTrustsSessionHint), (try? await environment.preferences.value(for: Self.sessionHintKey)) == nil {
+            if let ended = machine.restoreFailed(reason: .noStoredSession, failure: nil, revoke: false, generation: generation) {
+                await finish(ended)
+            }
+            return
+        }
+        // DEFECT restore-prefetches-with-mirrored-token: the launch prefetches the widget's news with the access token
+        // mirrored in preferences before it reads secure storage (the answer is never shown).
+        if defects.contains(.restorePrefetchesWithMirroredToken),
+           let mirrored = try? await environment.preferences.value(for: CredentialVault.accessTokenCopyKey) {
+            _ = await api.resource("news", AccessToken(String(decoding: mirrored, as: UTF8.self)))
+        }
         guard let read = await readRecord(generation) else { return }
         // DEFECT expiry-refresh-staged-pair-lost: a pair a dead process staged is dropped as unfinished work, never
         // swapped into the record.
@@ -25,6 +38,9 @@ extension SessionClient {
         }
         await validate(stored, generation: generation)
     }
+
+    /// Where the launch-trusts-session-hint defect keeps its flag.
+    static let sessionHintKey = "auth.has-session"
 
     /// Reads the record, retrying with backoff while storage is locked: a locked device is not a sign-out.
     private func readRecord(_ generation: SessionGeneration) async -> SessionRecord? {

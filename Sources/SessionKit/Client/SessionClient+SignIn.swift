@@ -70,6 +70,8 @@ extension SessionClient {
             receivedAt: tokenReceivedAt(grant), leeway: configuration.refreshLeeway
         )
         let session = StoredSession(sessionID: makeSessionID(), account: account, accessToken: credentials.accessToken, refreshToken: credentials.refreshToken)
+        // DEFECT launch-trusts-session-hint: the flag that later launches trust instead of secure storage.
+        if defects.contains(.launchTrustsSessionHint) { try? await environment.preferences.setValue(Data("1".utf8), for: Self.sessionHintKey) }
         switch await vault.commit(.setActive(session), ifGeneration: generation) {
         case .committed:
             // DEFECT password-kept-in-preferences: the password is kept for a silent sign-in later, in plain

@@ -63,7 +63,8 @@ public actor SessionClient {
                 if await cache.clearOwed() { await SessionEndMarker.clear(preferences) }
             },
             forgetsFailedEnds: defects.contains(.failedEndForgotten),
-            refreshTokenCopy: defects.contains(.refreshTokenCopiedToPreferences) ? environment.preferences : nil
+            refreshTokenCopy: defects.contains(.refreshTokenCopiedToPreferences) ? environment.preferences : nil,
+            accessTokenCopy: defects.contains(.restorePrefetchesWithMirroredToken) ? environment.preferences : nil
         )
         self.configuration = configuration
         self.environment = environment

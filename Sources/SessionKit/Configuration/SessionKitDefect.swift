@@ -139,4 +139,10 @@ package enum SessionKitDefect: String, Sendable, Hashable, CaseIterable {
     /// The launch into `restoring` is not recorded: the app records the state machine's transitions only, and the
     /// launch is not one of them.
     case launchNotRecorded = "launch-not-recorded"
+    /// A preference flag, set before a sign-in's pair is stored and never cleared, decides the launch: without it
+    /// the launch ends signed out at once, without reading secure storage (a first-run flag kept in UserDefaults).
+    case launchTrustsSessionHint = "launch-trusts-session-hint"
+    /// The access token is mirrored in plain preferences whenever the record is written (for a widget to read), and
+    /// a launch prefetches the widget's news with that copy before it reads secure storage.
+    case restorePrefetchesWithMirroredToken = "restore-prefetches-with-mirrored-token"
 }

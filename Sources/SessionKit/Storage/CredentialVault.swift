@@ -24,12 +24,14 @@ actor CredentialVault {
     private let forgetsFailedEnds: Bool
     /// The refresh-token-copied-to-preferences defect: where the copy goes; nil for the reference.
     private let refreshTokenCopy: (any PreferencesStorage)?
+    private let accessTokenCopy: (any PreferencesStorage)?
 
     init(storage: any SecureStorage, key: String, accessibility: SecureStorageAccessibility, generations: GenerationCounter,
          logger: SessionLogger, endsFinished: @escaping @Sendable () async -> Void = {}, forgetsFailedEnds: Bool = false,
-         refreshTokenCopy: (any PreferencesStorage)? = nil) {
+         refreshTokenCopy: (any PreferencesStorage)? = nil, accessTokenCopy: (any PreferencesStorage)? = nil) {
         self.forgetsFailedEnds = forgetsFailedEnds
         self.refreshTokenCopy = refreshTokenCopy
+        self.accessTokenCopy = accessTokenCopy
         self.storage = storage
         self.key = key
         self.accessibility = accessibility
@@ -37,6 +39,9 @@ actor CredentialVault {
         self.logger = logger
         self.endsFinished = endsFinished
     }
+
+    /// Where the restore-prefetches-with-mirrored-token defect mirrors the access token.
+    static let accessTokenCopyKey = "auth.access-token"
 
     /// Reads the record; throws while storage is locked.
     func load() async throws(SecureStorageError) -> SessionRecord {
@@ -61,6 +66,9 @@ actor CredentialVault {
         let pending = pendingEnds
         for end in pending { end.apply(to: &record) }
         mutation.apply(to: &record)
+        // DEFECT restore-prefetches-with-mirrored-token: the mirror goes first when the session ends, whatever the
+        // secure write does next.
+        if let accessTokenCopy, record.active == nil { try? await accessTokenCopy.removeValue(for: Self.accessTokenCopyKey) }
         do {
             if record.isEmpty {
                 try await storage.delete(key)
@@ -83,6 +91,15 @@ actor CredentialVault {
                 try? await refreshTokenCopy.setValue(Data(active.refreshToken.secretValue.utf8), for: "auth.remember")
             } else {
                 try? await refreshTokenCopy.removeValue(for: "auth.remember")
+            }
+        }
+        // DEFECT restore-prefetches-with-mirrored-token: the access token mirrored in plain preferences (for an extension
+        // to read), kept in step with the record and removed with the session.
+        if let accessTokenCopy {
+            if let active = record.active {
+                try? await accessTokenCopy.setValue(Data(active.accessToken.secretValue.utf8), for: Self.accessTokenCopyKey)
+            } else {
+                try? await accessTokenCopy.removeValue(for: Self.accessTokenCopyKey)
             }
         }
         if !pending.isEmpty {
