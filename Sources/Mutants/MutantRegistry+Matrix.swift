@@ -22,7 +22,7 @@ extension MutantRegistry {
         sessionKit(.refreshTokenCopiedToPreferences,
                    "a remember-me copy of the refresh token is kept in plain preferences beside the record in secure storage",
                    violates: "000: Never place tokens in logs, deep links, or plaintext files available to other apps.",
-                   expected: ["STORAGE-NO-PLAINTEXT-TOKENS"]),
+                   expected: ["STORAGE-NO-PLAINTEXT-TOKENS", "STORAGE-SECURE-TOKENS"]),
         sessionKit(.passwordKeptInPreferences,
                    "the sign-in password is kept in plain preferences for a silent sign-in later, until the next sign-in replaces it",
                    violates: "000: Never place tokens in logs, deep links, or plaintext files available to other apps.",
@@ -56,6 +56,10 @@ extension MutantRegistry {
         sessionKit(.restorePrefetchesWithMirroredToken,
                    "the access token is mirrored in plain preferences for a widget, and a launch prefetches the widget's news with that copy before it reads secure storage",
                    violates: "000: Read credentials, establish the local account identity, then validate or refresh the session with the server",
-                   expected: ["RESTORE-EXPLICIT-STATE", "STORAGE-NO-PLAINTEXT-TOKENS"]),
+                   expected: ["RESTORE-EXPLICIT-STATE", "STORAGE-NO-PLAINTEXT-TOKENS", "STORAGE-SECURE-TOKENS"]),
+        sessionKit(.offlinePolicyUndeclared,
+                   "the app shows its cached news while restoring offline, but its hello declares no offline policy (no offline-browsing capability)",
+                   violates: "000: If offline browsing is supported, define in advance which cached data may appear before session validation and when sensitive content must be hidden.",
+                   expected: ["OFFLINE-POLICY-DECLARED", "RESTORE-NO-PRIVATE-BEFORE-VALIDATION"]),
     ]
 }

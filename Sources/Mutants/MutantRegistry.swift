@@ -30,7 +30,9 @@ public enum MutantRegistry {
                 implementation: ImplementationInfo(
                     name: "\(reference.implementation.name) (defect: \(defect.rawValue))", version: reference.implementation.version,
                     language: reference.implementation.language, platform: reference.implementation.platform),
-                capabilities: reference.capabilities, offlineResources: reference.offlineResources)
+                // DEFECT offline-policy-undeclared: the hello declares no offline policy; the client keeps its own.
+                capabilities: defect == .offlinePolicyUndeclared ? reference.capabilities.filter { $0 != "offline-browsing" } : reference.capabilities,
+                offlineResources: defect == .offlinePolicyUndeclared ? [] : reference.offlineResources)
             return HostedClientAdapter<SessionKitClient>(identity: identity) { SessionKitClient(effects: $0, configuration: configuration) }
         }
     }

@@ -26,11 +26,14 @@ struct RestoreReadsCredentialsFirstTests {
         try OracleCheck.passes(Self.yaml)
     }
 
-    @Test("a client that validates a session it kept in memory across launches fails RESTORE-EXPLICIT-STATE")
+    @Test("a client that validates a session it kept in memory across launches fails RESTORE-EXPLICIT-STATE, and RESTORE-CHECK-ON-LAUNCH")
     func sessionKeptAcrossLaunchesFails() throws {
         let (findings, outcome) = try OracleCheck.fails(Self.yaml, defect: .keepsSessionAcrossLaunches,
                                                         oracle: "restore-reads-credentials-first",
-                                                        requirement: "RESTORE-EXPLICIT-STATE")
+                                                        requirement: "RESTORE-EXPLICIT-STATE",
+                                                        alsoBreaks: ["launch-checks-stored-session"])
+        // It decided the restore without reading storage either.
+        #expect(outcome.findings.filter { $0.check == "oracle:launch-checks-stored-session" }.map(\.requirements) == [["RESTORE-CHECK-ON-LAUNCH"]])
         #expect(findings.count == 1, "\(Harness.describe(findings))")
         let evidence = try #require(findings.first?.evidence)
         #expect(evidence.count == 1)

@@ -47,3 +47,45 @@ struct LaunchChecksStoredSessionTests {
         #expect(try Self.launch(touch).isEmpty)
     }
 }
+
+/// 000: "If offline browsing is supported, define in advance which cached data may appear before session validation."
+@Suite("oracle: content-belongs-to-current-account, offline browsing nobody declared")
+struct UndeclaredOfflineBrowsingTests {
+    /// Alice's news fetched in one process, shown while the next restores: from the cache (`cached`), or fetched by
+    /// the restoring process itself.
+    static func newsShownWhileRestoring(cached: Bool, capabilities: [String], offlineResources: [String]) throws -> [Finding] {
+        var crafted = CraftedTrace()
+        let alice = crafted.signInAlice()
+        let news = HTTPRequestMessage(method: "GET", path: "/resources/news", headers: ["Authorization": "Bearer \(alice.access)"])
+        var outcome: HTTPOutcome?
+        if cached { outcome = crafted.exchange(news) }
+        crafted.kill()
+        crafted.relaunch()
+        crafted.transition(nil, from: nil, to: "restoring")
+        if !cached { outcome = crafted.exchange(news) }
+        guard case .response(let response)? = outcome, let contentID = response.body["contentId"]?.string else {
+            Issue.record("the world served no news")
+            return []
+        }
+        crafted.add(.received(.ui(UIEvent(kind: .content, resource: "news", account: "acct-alice", generation: 1, contentID: contentID))))
+        return try crafted.findings(ContentBelongsToCurrentAccount(), capabilities: capabilities, offlineResources: offlineResources)
+    }
+
+    @Test("cached content shown while restoring with no offline policy declared fails the declaration too")
+    func undeclaredCache() throws {
+        let findings = try Self.newsShownWhileRestoring(cached: true, capabilities: [], offlineResources: [])
+        #expect(findings.map(\.requirements) == [["RESTORE-NO-PRIVATE-BEFORE-VALIDATION", "OFFLINE-POLICY-DECLARED"]])
+        #expect(findings.first?.message == "alice's private content was shown while restoring, before the session was validated (from an earlier process: offline browsing with no offline policy declared)")
+    }
+
+    @Test("the same cache under a declared policy that names it is allowed")
+    func declaredCache() throws {
+        #expect(try Self.newsShownWhileRestoring(cached: true, capabilities: ["offline-browsing"], offlineResources: ["news"]).isEmpty)
+    }
+
+    @Test("content the restoring process fetched itself is not offline browsing: only the restore rule is broken")
+    func fetchedWhileRestoring() throws {
+        let findings = try Self.newsShownWhileRestoring(cached: false, capabilities: [], offlineResources: [])
+        #expect(findings.map(\.requirements) == [["RESTORE-NO-PRIVATE-BEFORE-VALIDATION"]])
+    }
+}

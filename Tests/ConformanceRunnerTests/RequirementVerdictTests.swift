@@ -108,6 +108,18 @@ struct RequirementVerdictTests {
         #expect(verdict.reason == "the adapter does not declare background-refresh")
     }
 
+    @Test("a finding charged to a requirement whose capability the client did not declare counts: offline browsing nobody declared")
+    func chargedWithoutItsCapability() {
+        let covering = [VerdictRule.Covering(id: "cached-content-while-restoring-needs-a-declared-policy", status: .fail, reason: nil)]
+        let (should, _) = VerdictRule.decide(level: .should, capability: "offline-browsing", declared: [], charged: 1, covering: covering)
+        #expect(should == .warn)
+        let (must, _) = VerdictRule.decide(level: .must, capability: "offline-browsing", declared: [], charged: 1, covering: covering)
+        #expect(must == .fail)
+        let (unchargedStatus, reason) = VerdictRule.decide(level: .should, capability: "offline-browsing", declared: [], charged: 0, covering: covering)
+        #expect(unchargedStatus == .skipped)
+        #expect(reason == "the adapter does not declare offline-browsing")
+    }
+
     @Test("every requirement of the catalogue gets exactly one verdict, in catalogue order")
     func oneVerdictPerRequirement() throws {
         let result = try Self.result()

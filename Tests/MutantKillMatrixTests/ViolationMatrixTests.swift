@@ -109,7 +109,7 @@ struct ViolationMatrixTests {
         let matrix = try Self.matrix()
         let gaps = matrix.rows.filter { $0.variant == nil }
         let uncaught = matrix.rows.filter(\.catchers.isEmpty)
-        #expect(matrix.text.contains("The matrix has \(gaps.count) gaps, \(uncaught.count) of them with no catcher."))
+        #expect(matrix.text.contains("The matrix has \(gaps.count) \(gaps.count == 1 ? "gap" : "gaps"), \(uncaught.count) of them with no catcher."))
         // A row with no catcher has no variant either: a variant that fails it would be caught by something.
         #expect(uncaught.allSatisfy { $0.variant == nil })
     }

@@ -54,12 +54,17 @@ struct ContentBelongsToCurrentAccount: Oracle {
                 let declared = context.capabilities.contains("offline-browsing")
                 let allowed = declared && context.offlineResources.contains(shown.value.resource ?? "") && owner == lastAccount
                 if !allowed {
-                    // Showing what the policy does not allow breaks the restore rule, not the declaration.
+                    // Showing what the policy does not allow breaks the restore rule, not the declaration. Showing
+                    // content an earlier process got (a cache) with no policy declared is offline browsing nobody
+                    // declared: the declaration's too.
+                    let cached = served.map { $0.instance < shown.instance } ?? true
+                    let undeclared = !declared && cached
                     findings.append(context.finding(
-                        ["RESTORE-NO-PRIVATE-BEFORE-VALIDATION"], id,
+                        undeclared ? ["RESTORE-NO-PRIVATE-BEFORE-VALIDATION", "OFFLINE-POLICY-DECLARED"] : ["RESTORE-NO-PRIVATE-BEFORE-VALIDATION"], id,
                         declared
                             ? "\(owner)'s '\(shown.value.resource ?? "?")' was shown while restoring; the declared offline policy allows only [\(context.offlineResources.joined(separator: ", "))] of the last account"
-                            : "\(owner)'s private content was shown while restoring, before the session was validated",
+                            : "\(owner)'s private content was shown while restoring, before the session was validated"
+                                + (undeclared ? " (from an earlier process: offline browsing with no offline policy declared)" : ""),
                         [shown.event]))
                 }
             case "signedOut":

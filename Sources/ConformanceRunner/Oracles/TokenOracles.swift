@@ -7,7 +7,7 @@ import SimulatedWorld
 struct NoTokenInClientOutput: Oracle {
     let id = "no-token-in-client-output"
     let invariants: [String] = []
-    let requirements = ["LOG-NO-TOKEN-VALUES", "STORAGE-NO-PLAINTEXT-TOKENS"]
+    let requirements = ["LOG-NO-TOKEN-VALUES", "STORAGE-NO-PLAINTEXT-TOKENS", "STORAGE-SECURE-TOKENS"]
 
     func check(_ context: OracleContext) -> [Finding] {
         var findings: [Finding] = []
@@ -23,8 +23,9 @@ struct NoTokenInClientOutput: Oracle {
         for write in context.index.storageWrites where !write.secure {
             let leaked = vault.leaked(in: write.key + " " + write.value)
             guard !leaked.isEmpty else { continue }
+            // A token kept in preferences is in plaintext and outside secure storage: both rules are broken.
             findings.append(context.finding(
-                ["STORAGE-NO-PLAINTEXT-TOKENS"], id,
+                ["STORAGE-NO-PLAINTEXT-TOKENS", "STORAGE-SECURE-TOKENS"], id,
                 "preferences key '\(write.key)' received \(leaked.map(\.handle).joined(separator: ", ")): tokens belong in secure storage only",
                 [write.event]))
         }
@@ -111,7 +112,7 @@ struct NoTokenInClientOutput: Oracle {
 /// token is first sent. Using a pair before it is stored breaks 001's order ("with the new tokens stored before
 /// anyone uses them"), whoever issued it: charged to REFRESH-PERSIST-BEFORE-USE for a sign-in's pair too.
 /// STORAGE-SECURE-TOKENS is about where tokens live (secure storage, not preferences or plain files), which the
-/// cases' `tokensStored` checks and `no-token-in-client-output` (STORAGE-NO-PLAINTEXT-TOKENS) see.
+/// cases' `tokensStored` checks and `no-token-in-client-output` sees (a token in preferences).
 struct NewTokensPersistedBeforeUse: Oracle {
     let id = "new-tokens-persisted-before-use"
     let invariants: [String] = ["refreshing-pair-persisted-before-use", "authenticated-persisted-token"]

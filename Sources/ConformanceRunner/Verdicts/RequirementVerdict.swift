@@ -58,10 +58,12 @@ public enum VerdictRule {
                               covering: [Covering], uncovered: String = "no case covers it yet",
                               needs: [Situation] = [], reached: Set<Situation> = []) -> (RequirementStatus, String?) {
         guard level.isTestable else { return (.notTestable, "level \(level.rawValue)") }
+        // A finding charged to it counts even when its capability is not declared: an oracle charges such a
+        // requirement only when the client did what the capability names (offline browsing nobody declared).
+        if charged > 0 { return (level == .must ? .fail : .warn, nil) }
         if let capability, !declared.contains(capability) {
             return (.skipped, "the adapter does not declare \(capability)")
         }
-        if charged > 0 { return (level == .must ? .fail : .warn, nil) }
         if covering.contains(where: { $0.status == .error }) {
             return (.error, "a covering case could not run to the end")
         }

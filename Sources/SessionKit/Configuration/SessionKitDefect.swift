@@ -145,4 +145,8 @@ package enum SessionKitDefect: String, Sendable, Hashable, CaseIterable {
     /// The access token is mirrored in plain preferences whenever the record is written (for a widget to read), and
     /// a launch prefetches the widget's news with that copy before it reads secure storage.
     case restorePrefetchesWithMirroredToken = "restore-prefetches-with-mirrored-token"
+    /// The app shows its offline cache while restoring as the reference does, but its hello declares no offline
+    /// policy (no `offline-browsing` capability, no resources). SessionKit ignores it; the hosted client's identity
+    /// carries it.
+    case offlinePolicyUndeclared = "offline-policy-undeclared"
 }

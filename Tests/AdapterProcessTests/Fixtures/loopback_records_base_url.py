@@ -1,6 +1,7 @@
 """A minimal loopback-mode adapter: asks for loopback HTTP, appends each welcome's base URL to the file named
-by its first argument, and restores to signedOut on every launch. Each process asks the server once for
-/me, so a base URL that no longer serves after a restart makes the case hang instead of passing."""
+by its first argument, and restores to signedOut on every launch, once secure storage answered its read (it holds
+nothing). Each process asks the server once for /me, so a base URL that no longer serves after a restart makes the
+case hang instead of passing."""
 import json
 import sys
 import threading
@@ -53,10 +54,13 @@ for line in sys.stdin:
         if message["command"] == "launch":
             send({"type": "transition", "transition": None, "from": None, "to": "restoring", "account": None,
                   "generation": 1, "reason": "launch"})
-            started += 1  # counted before the request can reach the server
-            threading.Thread(target=probe, args=(message["id"],)).start()
+            # The restore checks the stored session first; the runner answers after the step's barrier.
+            send({"type": "storage", "id": "read-" + message["id"], "op": "get", "key": "session"})
         else:
             send({"type": "result", "id": message["id"], "outcome": "ok"})
+    elif kind == "reply" and message["id"].startswith("read-"):
+        started += 1  # counted before the request can reach the server
+        threading.Thread(target=probe, args=(message["id"][len("read-"):],)).start()
     elif kind == "barrier":
         with answered:
             answered.wait_for(lambda: finished >= message.get("httpAnswered", 0))

@@ -108,10 +108,11 @@ enum OracleCheck {
     /// The fake with `defect` fails the case with at least one finding of `oracle` charged to `requirement`,
     /// with evidence that points at events of the trace; the requirement's verdict is `fail` (all these are MUST).
     /// Returns that oracle's findings and the outcome. `alsoBy`: oracles that see the same defect from another
-    /// side; they must charge the same requirement.
+    /// side; they must charge the same requirement. `alsoBreaks`: oracles of another requirement the same defect
+    /// breaks as well (the caller checks their findings).
     @discardableResult
     static func fails(_ casesYAML: String, defect: FakeSessionClient.Defect, oracle: String, requirement: String,
-                      alsoBy: Set<String> = [], capabilities: [String] = [],
+                      alsoBy: Set<String> = [], alsoBreaks: Set<String> = [], capabilities: [String] = [],
                       sourceLocation: Testing.SourceLocation = #_sourceLocation) throws -> (findings: [Finding], outcome: CaseOutcome) {
         let (outcome, result) = try Harness.runOne(casesYAML, .init(capabilities: capabilities, defects: [defect]))
         let context = "\(Harness.describe(outcome.findings))\n\(Harness.rendered(outcome))"
@@ -121,6 +122,7 @@ enum OracleCheck {
         let others = outcome.findings.filter {
             $0.check.hasPrefix("oracle:") && $0.check != "oracle:\(oracle)"
                 && !(alsoBy.contains(String($0.check.dropFirst("oracle:".count))) && $0.requirements == [requirement])
+                && !alsoBreaks.contains(String($0.check.dropFirst("oracle:".count)))
         }
         #expect(others.isEmpty, "the defect should break one behaviour, yet other oracles fired:\n\(Harness.describe(others))",
                 sourceLocation: sourceLocation)
