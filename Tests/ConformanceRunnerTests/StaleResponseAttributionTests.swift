@@ -151,4 +151,23 @@ struct StaleResponseAttributionTests {
         #expect(findings.map(\.requirements) == [["EPOCH-DISCARD-STALE-REFRESH"]])
         #expect(findings.first?.message.hasPrefix("alice's content was shown in bob's session, fetched with at#") == true, "\(findings.map(\.message))")
     }
+
+    @Test("another account's content fetched in the session with that account's token is the taken-up credentials', not a cache's")
+    func fetchedInTheSessionWithAnotherAccountsToken() throws {
+        // Two sign-ins raced: bob's login was stored over carol's, yet carol's sign-in is the one that succeeded last.
+        var crafted = CraftedTrace()
+        let alice = crafted.signInAlice()
+        crafted.exchange(HTTPRequestMessage(method: "POST", path: "/auth/login",
+                                            body: ["email": "carol@example.com", "password": "river lamp violet"]))
+        crafted.transition("sign-in-succeeded", from: "authenticated", to: "authenticated", account: "acct-carol")
+        let outcome = crafted.exchange(HTTPRequestMessage(method: "GET", path: "/resources/news", headers: ["Authorization": "Bearer \(alice.access)"]))
+        guard case .response(let response) = outcome, let contentID = response.body["contentId"]?.string else {
+            Issue.record("the world served no news")
+            return
+        }
+        crafted.add(.received(.ui(UIEvent(kind: .content, resource: "news", account: "acct-carol", generation: 2, contentID: contentID))))
+        let findings = try crafted.findings(ContentBelongsToCurrentAccount())
+        #expect(findings.map(\.requirements) == [["EPOCH-DISCARD-STALE-RESPONSES"]])
+        #expect(findings.first?.message == "alice's content was shown in carol's session, fetched in it with alice's at#1: the session took up another sign-in's credentials")
+    }
 }

@@ -115,6 +115,17 @@ struct ContentBelongsToCurrentAccount: Oracle {
                     }
                 } ?? false
                 let stale = late || spanned || askedBefore
+                // Sent in this session with the other account's token: nothing was cached; the session took up
+                // credentials of a sign-in it replaced (a superseded login answered late and stored).
+                let fetchedWithTheirToken = !stale && served.flatMap { served in started.map { served.event > $0 } } == true
+                if fetchedWithTheirToken, let served {
+                    findings.append(context.finding(
+                        ["EPOCH-DISCARD-STALE-RESPONSES"], id,
+                        "\(owner)'s content was shown in \(current)'s session, fetched in it with \(owner)'s "
+                            + "\(context.handles(in: served.request.bearerToken ?? "")): the session took up another sign-in's credentials",
+                        [served.event, shown.event]))
+                    continue
+                }
                 findings.append(context.finding(
                     stale ? ["EPOCH-DISCARD-STALE-RESPONSES"] : ["CACHE-PARTITION-BY-ACCOUNT"], id,
                     stale ? "\(owner)'s late response was shown in \(current)'s session"
