@@ -117,8 +117,7 @@ struct ContentBelongsToCurrentAccount: Oracle {
                 let stale = late || spanned || askedBefore
                 // Sent in this session with the other account's token: nothing was cached; the session took up
                 // credentials of a sign-in it replaced (a superseded login answered late and stored).
-                let fetchedWithTheirToken = !stale && served.flatMap { served in started.map { served.event > $0 } } == true
-                if fetchedWithTheirToken, let served {
+                if !stale, let served, let started, served.event > started {
                     findings.append(context.finding(
                         ["EPOCH-DISCARD-STALE-RESPONSES"], id,
                         "\(owner)'s content was shown in \(current)'s session, fetched in it with \(owner)'s "

@@ -261,12 +261,7 @@ struct SessionStateMachine: Sendable {
             if defects.contains(.refreshPerRequest) {
                 // DEFECT refresh-per-request: this 401 refreshes on its own instead of awaiting the refresh in
                 // flight; the newest refresh takes over the waiters, and the older ones' results are dropped.
-                var own = RefreshOperation(id: nextOperationID)
-                nextOperationID += 1
-                own.waiters = operation.waiters
-                own.waiters.append(waiter)
-                state = .refreshing(active, own)
-                return .queuedStartingRefresh(RefreshStart(operationID: own.id, transition: nil))
+                return takeOverRefresh(active, operation, adding: waiter, byLogin: false)
             }
             releaseStateCopy()
             operation.waiters.append(waiter)
@@ -285,15 +280,22 @@ struct SessionStateMachine: Sendable {
             let start = startRefresh(active, waiter: waiter, reason: .accessTokenRejected)
             return .queuedStartingRefresh(RefreshStart(operationID: start.operationID, transition: start.transition, byLogin: true))
         case .refreshing(let active, let operation):
-            var own = RefreshOperation(id: nextOperationID)
-            nextOperationID += 1
-            own.waiters = operation.waiters
-            own.waiters.append(waiter)
-            state = .refreshing(active, own)
-            return .queuedStartingRefresh(RefreshStart(operationID: own.id, transition: nil, byLogin: true))
+            return takeOverRefresh(active, operation, adding: waiter, byLogin: true)
         case .restoring, .authenticated, .signingIn, .signedOut:
             return .resume(waiter, .failure(SessionError(.sessionChanged, context: "session changed")))
         }
+    }
+
+    /// The refresh-per-request and login-per-waiter defects: a new operation of the account's refresh takes over
+    /// the waiters of the one in flight, whose result is then dropped.
+    private mutating func takeOverRefresh(_ active: Active, _ operation: RefreshOperation, adding waiter: Waiter<Admission>,
+                                          byLogin: Bool) -> AdmissionAction {
+        var own = RefreshOperation(id: nextOperationID)
+        nextOperationID += 1
+        own.waiters = operation.waiters
+        own.waiters.append(waiter)
+        state = .refreshing(active, own)
+        return .queuedStartingRefresh(RefreshStart(operationID: own.id, transition: nil, byLogin: byLogin))
     }
 
     /// Whether background work needs a refresh now; `nil` when it does. Never signs out: a stalled

@@ -24,6 +24,7 @@ actor CredentialVault {
     private let forgetsFailedEnds: Bool
     /// The refresh-token-copied-to-preferences defect: where the copy goes; nil for the reference.
     private let refreshTokenCopy: (any PreferencesStorage)?
+    /// The restore-prefetches-with-mirrored-token defect: where the access token is mirrored; nil for the reference.
     private let accessTokenCopy: (any PreferencesStorage)?
 
     init(storage: any SecureStorage, key: String, accessibility: SecureStorageAccessibility, generations: GenerationCounter,
@@ -93,14 +94,10 @@ actor CredentialVault {
                 try? await refreshTokenCopy.removeValue(for: "auth.remember")
             }
         }
-        // DEFECT restore-prefetches-with-mirrored-token: the access token mirrored in plain preferences (for an extension
-        // to read), kept in step with the record and removed with the session.
-        if let accessTokenCopy {
-            if let active = record.active {
-                try? await accessTokenCopy.setValue(Data(active.accessToken.secretValue.utf8), for: Self.accessTokenCopyKey)
-            } else {
-                try? await accessTokenCopy.removeValue(for: Self.accessTokenCopyKey)
-            }
+        // DEFECT restore-prefetches-with-mirrored-token: the access token mirrored in plain preferences (for a widget
+        // to read), kept in step with the record; it went before the write when the session ended.
+        if let accessTokenCopy, let active = record.active {
+            try? await accessTokenCopy.setValue(Data(active.accessToken.secretValue.utf8), for: Self.accessTokenCopyKey)
         }
         if !pending.isEmpty {
             pendingEnds = []
