@@ -140,9 +140,10 @@ struct AbandonOracleTests {
         #expect(findings.isEmpty, "\(findings.map(\.message))")
     }
 
-    /// Five refreshes of one outage, each abandoned at its 30 s deadline, then `waits[i]` before the next; a
-    /// command is sent before the attempt numbered `commandBefore`, if any.
-    static func outage(waits: [Double], commandBefore: Int? = nil) -> CraftedTrace {
+    /// Refreshes of one outage, each abandoned at its 30 s deadline, then `waits[i]` before the next; a
+    /// command is sent before the attempt numbered `commandBefore`, if any; the attempt numbered `answered` is
+    /// answered at once with that status instead.
+    static func outage(waits: [Double], commandBefore: Int? = nil, answered: (attempt: Int, status: Int)? = nil) -> CraftedTrace {
         var crafted = CraftedTrace()
         let tokens = crafted.signInAlice()
         for (attempt, wait) in (waits + [0]).enumerated() {
@@ -152,8 +153,12 @@ struct AbandonOracleTests {
             let id = "e\(50 + attempt)"
             crafted.add(.received(.http(id: id, cause: nil, HTTPRequestMessage(
                 method: "POST", path: "/auth/refresh", body: ["grant_type": "refresh_token", "refresh_token": .string(tokens.refresh)]))))
-            crafted.time += 30
-            crafted.add(.effectAbandoned(effectID: id))
+            if let answered, answered.attempt == attempt {
+                crafted.add(.sent(.reply(id: id, .response(HTTPResponseMessage(status: answered.status, body: ["error": "invalid_token"])))))
+            } else {
+                crafted.time += 30
+                crafted.add(.effectAbandoned(effectID: id))
+            }
             crafted.time += wait
         }
         return crafted
@@ -173,6 +178,18 @@ struct AbandonOracleTests {
         // 1, 2, 4 s, then a user's request, then the capped waits of a client that kept its backoff.
         let findings = try Self.outage(waits: [1, 2, 4, 45, 42, 50, 48, 44], commandBefore: 3).findings(RetryableRefreshBacksOff())
         #expect(findings.isEmpty, "\(findings.map(\.message))")
+    }
+
+    @Test("a 401 to a refresh that the client retried does not start a new outage: its backoff may stay at its cap across it")
+    func cappedAcrossAnsweredErrorPasses() throws {
+        // 1, 2, 4, 8 s, capped waits, a 401 the client read as retryable, then the cap again (a Python client's
+        // restore retry through an injected invalid_token).
+        let capped = Self.outage(waits: [1, 2, 4, 8, 40, 45, 42, 50, 48, 44], answered: (attempt: 6, status: 401))
+        let findings = try capped.findings(RetryableRefreshBacksOff())
+        #expect(findings.isEmpty, "\(findings.map(\.message))")
+        // Flat waits from the start fail, whether or not a 401 came in between.
+        let flat = Self.outage(waits: [10, 10, 10, 10, 10, 10], answered: (attempt: 2, status: 401))
+        #expect(try flat.findings(RetryableRefreshBacksOff()).map(\.requirements) == [["REFRESH-RETRYABLE-BACKOFF"]])
     }
 
     @Test("a client that abandons its refresh and then never answers the command is judged by every-command-answered-once")

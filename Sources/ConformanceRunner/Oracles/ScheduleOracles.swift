@@ -329,14 +329,16 @@ struct RetryableRefreshBacksOff: Oracle {
     /// `growthFactor` times the shortest of the first two. Only the start of an outage is judged: a capped
     /// backoff is flat once it reaches its cap. Exponential backoff with up to half of each wait as jitter always
     /// grows by this rule; with full jitter it can look flat in about one outage in a hundred.
-    /// An outage starts at the first send, or at one after a send that did not fail retryably. A command during
-    /// an outage ends its judging until the next outage: the design lets the client keep its backoff across a
-    /// user's request or restart it, so the sends after it may be at the cap already.
+    /// An outage starts at the first send, or at one after a send the server accepted (a 2xx). A send answered
+    /// with another error the client then retried (a 401 it read as retryable) does not start one: the client
+    /// may keep its backoff across it, at its cap already. A command during an outage ends its judging until the
+    /// next outage: the design lets the client keep its backoff across a user's request or restart it, so the
+    /// sends after it may be at the cap already.
     private func flatStart(_ sends: [TraceIndex.Exchange], _ index: TraceIndex, _ time: (Int) -> Double) -> [TraceIndex.Exchange]? {
         var run: [TraceIndex.Exchange]? = Array(sends.prefix(1))   // nil: inside an outage a command interrupted
         for (position, send) in sends.enumerated() where position > 0 {
             let previous = sends[position - 1]
-            if !Self.retryable(previous) {
+            if Self.accepted(previous) {
                 run = []
             } else if index.commandSent(in: send.instance, between: previous.event, and: send.event) {
                 run = nil
@@ -361,6 +363,10 @@ struct RetryableRefreshBacksOff: Oracle {
 
     private static func seconds(_ value: Double) -> String {
         value == value.rounded() ? String(Int(value)) : String((value * 100).rounded() / 100)
+    }
+
+    private static func accepted(_ exchange: TraceIndex.Exchange) -> Bool {
+        !retryable(exchange) && (200..<300).contains(exchange.status ?? 0)
     }
 
     static func retryable(_ exchange: TraceIndex.Exchange) -> Bool {
