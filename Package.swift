@@ -85,7 +85,7 @@ let package = Package(
         ),
         .testTarget(name: "SessionConformanceCommandsTests",
                     dependencies: ["SessionConformanceCommands", "ConformanceRunner", "ConformanceReports", "AdapterProcess",
-                                   "TestProcessGuard", "LongTests"]),
+                                   "TestProcessGuard", "LongTests", "JSONCore"]),
         .testTarget(name: "SessionKitTests", dependencies: ["SessionKit", "SessionKitTesting", "SimulatedWorld"]),
         .testTarget(name: "ConformanceProtocolTests", dependencies: ["ConformanceProtocol", "JSONCore", "PythonRunner"]),
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs each example adapter against the suite and compares its verdicts with the expected.yaml beside it:
+# Runs each example adapter through `session-conformance doctor` (it must find no problem), then against the
+# suite, and compares its verdicts with the expected.yaml beside it:
 # the requirements expected not to pass (fail, warn for a SHOULD, or untested), each with a reason, in the
 # expected-failures format of `session-conformance run --expected-failures`. Fails when any verdict changed:
 # a requirement that newly fails, one expected to fail that passes, or any case that errors (crash, hang,
@@ -126,6 +127,15 @@ for name in "${adapters[@]}"; do
     timeout=60
     [ "$(base_adapter "$name")" = swift-urlsession ] && timeout=300
     world=$(adapter_world "$name")
+    # doctor first: an adapter that breaks the protocol fails here with the fix, before any verdict is read.
+    if ! "$binary" doctor --adapter "$command" --timeout "$timeout" ${world:+--world "$world"} >"$output" 2>&1; then
+        echo "check: $name: doctor found a problem with the adapter:"
+        cat "$output"
+        failed=1
+        rm -f "$output"
+        continue
+    fi
+    echo "check: $name: doctor: $(tail -n 1 "$output")"
     "$binary" run --adapter "$command" --timeout "$timeout" ${world:+--world "$world"} --report "json=$output.json" >"$output" 2>&1
     status=$?
     set -e

@@ -33,7 +33,8 @@ let exitCodeHelp = """
       0  success: specs clean, or every MUST requirement passed (or failed as expected)
       1  conformance failure: the client under test failed a MUST requirement, a case errored (always,
          whatever --expected-failures says), a MUST is untested (no case, or only inconclusive ones), an
-         expected failure now passes (unless --allow-unexpected-passes), or 'diff' found a regression
+         expected failure now passes (unless --allow-unexpected-passes), 'diff' found a regression, or
+         'doctor' found a problem with the adapter
       2  spec or usage error: the specs have errors, or the command line was wrong
       3  the adapter could not be started or spoke no protocol: its first launch, before any case, gave no
          valid 'hello' (command not found, not executable, exited or crashed at start, no 'hello' within

@@ -244,14 +244,7 @@ enum RunCommand: Command {
             if arguments.value("connection") != nil {
                 throw UsageError("--connection applies to the built-in reference only", hint: "drop it when you pass --adapter")
             }
-            var port: UInt16?
-            if let text = arguments.value("loopback-port") {
-                guard let value = UInt16(text), value > 0 else {
-                    throw UsageError("--loopback-port takes a port from 1 to 65535, not '\(text)'")
-                }
-                port = value
-            }
-            return ProcessAdapterLauncher(commandLine: command, timeout: .seconds(timeout), loopbackPort: port,
+            return ProcessAdapterLauncher(commandLine: command, timeout: .seconds(timeout), loopbackPort: try loopbackPort(arguments),
                                           reuse: !arguments.flags.contains("no-reset"))
         }
         switch arguments.value("connection") ?? "in-process" {
@@ -262,6 +255,15 @@ enum RunCommand: Command {
         case let other:
             throw UsageError("unknown connection '\(other)'", hint: "use in-process or process")
         }
+    }
+
+    /// `--loopback-port PORT`, or nil without it.
+    static func loopbackPort(_ arguments: ParsedArguments) throws -> UInt16? {
+        guard let text = arguments.value("loopback-port") else { return nil }
+        guard let value = UInt16(text), value > 0 else {
+            throw UsageError("--loopback-port takes a port from 1 to 65535, not '\(text)'")
+        }
+        return value
     }
 
     private static func number<T: FixedWidthInteger>(_ arguments: ParsedArguments, _ name: String, default fallback: T,

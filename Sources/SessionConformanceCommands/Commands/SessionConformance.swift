@@ -9,7 +9,7 @@ public enum SessionConformance {
     /// other than `v` + this; CHANGELOG.md's newest release names it (docs/ci.md, Releases).
     public static let version = "0.1.0"
 
-    static let commands: [any Command.Type] = [LintCommand.self, ListCommand.self, RunCommand.self, DiffCommand.self, MergeCommand.self, BenchCommand.self, MutantsCommand.self, ExploreCommand.self]
+    static let commands: [any Command.Type] = [LintCommand.self, ListCommand.self, RunCommand.self, DiffCommand.self, MergeCommand.self, BenchCommand.self, MutantsCommand.self, ExploreCommand.self, DoctorCommand.self]
 
     static var help: String {
         var text = """
