@@ -3,6 +3,9 @@ import PackageDescription
 
 let package = Package(
     name: "session-conformance",
+    // macOS 14: Duration and the clocks need 13; Synchronization's Mutex and Atomic (macOS 15) are not used
+    // (POSIXSync.Locked instead). scripts/check-portability.py holds the code to these, on Linux, in .ci/run.
+    platforms: [.macOS(.v14), .iOS(.v17)],
     products: [
         .executable(name: "session-conformance", targets: ["SessionConformanceCLI"]),
         .executable(name: "session-conformance-reference-adapter", targets: ["ReferenceAdapterCLI"]),
@@ -29,7 +32,7 @@ let package = Package(
         // The commands behind the CLI, as a library so tests can run them.
         .target(
             name: "SessionConformanceCommands",
-            dependencies: ["SpecModel", "SpecYAML", "ConformanceRunner", "ConformanceProtocol", "ReferenceAdapter", "ConformanceReports", "Mutants"]
+            dependencies: ["SpecModel", "SpecYAML", "ConformanceRunner", "ConformanceProtocol", "ReferenceAdapter", "ConformanceReports", "Mutants", "POSIXSync"]
         ),
         // Compliance reports: the report model, its writers (JSON, JUnit XML, Markdown, HTML, TAP), diff and merge.
         .target(
@@ -48,11 +51,11 @@ let package = Package(
         // The runner: the simulated world, connections to the client, the trace, oracles and verdicts.
         .target(
             name: "ConformanceRunner",
-            dependencies: ["ConformanceProtocol", "AdapterProcess", "SpecModel", "JSONCore", "LoopbackHTTP", "SimulatedWorld"]
+            dependencies: ["ConformanceProtocol", "AdapterProcess", "SpecModel", "JSONCore", "LoopbackHTTP", "SimulatedWorld", "POSIXSync"]
 
         ),
         // The reference client: the session lifecycle with every outward effect injected.
-        .target(name: "SessionKit"),
+        .target(name: "SessionKit", dependencies: ["POSIXSync"]),
         // Hosts a client written against async effects behind protocol v1, deterministically.
         .target(name: "AdapterKit", dependencies: ["ConformanceProtocol"]),
         // SessionKit behind adapter protocol v1: in-process for the runner, or as its own process.
@@ -67,7 +70,7 @@ let package = Package(
         .target(name: "SimulatedWorld", dependencies: ["ConformanceProtocol", "JSONCore"]),
         // A deterministic world for SessionKit's tests: manual clock, scripted transport, memory storage, and
         // the SimulatedWorld servers behind SessionKit's HTTP types.
-        .target(name: "SessionKitTesting", dependencies: ["SessionKit", "SimulatedWorld", "ConformanceProtocol", "JSONCore"]),
+        .target(name: "SessionKitTesting", dependencies: ["SessionKit", "SimulatedWorld", "ConformanceProtocol", "JSONCore", "POSIXSync"]),
 
         // Test support: runs python3 for the tests that check files with python jsonschema.
         .target(name: "PythonRunner", path: "Tests/Support/PythonRunner"),
@@ -76,6 +79,8 @@ let package = Package(
         .target(name: "TestProcessGuard", path: "Tests/Support/TestProcessGuard"),
         // Test support: the `.long` trait, for the sweeps that run only with SESSION_CONFORMANCE_LONG_TESTS=1.
         .target(name: "LongTests", path: "Tests/Support/LongTests"),
+        // Test support: whether a process is running (/proc on Linux, ps(1) elsewhere).
+        .target(name: "ProcessProbes", path: "Tests/Support/ProcessProbes"),
 
         .testTarget(name: "SpecYAMLTests", dependencies: ["SpecYAML", "LongTests"]),
         .testTarget(
@@ -85,7 +90,7 @@ let package = Package(
         ),
         .testTarget(name: "SessionConformanceCommandsTests",
                     dependencies: ["SessionConformanceCommands", "ConformanceRunner", "ConformanceReports", "AdapterProcess",
-                                   "TestProcessGuard", "LongTests", "JSONCore"]),
+                                   "TestProcessGuard", "LongTests", "JSONCore", "POSIXSync", "PythonRunner", "ProcessProbes"]),
         .testTarget(name: "SessionKitTests", dependencies: ["SessionKit", "SessionKitTesting", "SimulatedWorld"]),
         .testTarget(name: "ConformanceProtocolTests", dependencies: ["ConformanceProtocol", "JSONCore", "PythonRunner"]),
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
@@ -97,10 +102,10 @@ let package = Package(
         ),
         // The kill matrix: every known-bad variant fails exactly its documented requirements; the reference none.
         .testTarget(name: "MutantKillMatrixTests",
-                    dependencies: ["Mutants", "ConformanceRunner", "ConformanceProtocol", "SpecModel", "LongTests"]),
+                    dependencies: ["Mutants", "ConformanceRunner", "ConformanceProtocol", "SpecModel", "LongTests", "POSIXSync"]),
         // Fixtures/ holds adapters written for the tests (run as processes, not bundled).
         .testTarget(name: "ConformanceRunnerTests", dependencies: ["ConformanceRunner", "ConformanceProtocol", "SpecModel", "JSONCore", "SimulatedWorld", "LoopbackHTTP",
-                                                               "AdapterProcess"],
+                                                               "AdapterProcess", "POSIXSync"],
                     exclude: ["Fixtures"]),
         .testTarget(name: "SimulatedWorldTests", dependencies: ["SimulatedWorld", "ConformanceProtocol", "JSONCore"]),
         .testTarget(name: "LoopbackHTTPTests", dependencies: ["LoopbackHTTP"]),
@@ -108,11 +113,11 @@ let package = Package(
         .testTarget(
             name: "ConformanceReportsTests",
             dependencies: ["ConformanceReports", "ConformanceRunner", "ConformanceProtocol", "ReferenceAdapter",
-                           "SessionConformanceCommands", "SpecModel", "JSONCore", "SimulatedWorld", "LongTests"],
+                           "SessionConformanceCommands", "SpecModel", "JSONCore", "SimulatedWorld", "LongTests", "POSIXSync"],
             exclude: ["Fixtures"]
         ),
         // The fake adapters in Fixtures/ are run as processes from their source folder, not bundled.
-        .testTarget(name: "AdapterProcessTests", dependencies: ["AdapterProcess"], exclude: ["Fixtures"]),
+        .testTarget(name: "AdapterProcessTests", dependencies: ["AdapterProcess", "ProcessProbes"], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

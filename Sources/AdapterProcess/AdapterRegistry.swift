@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import POSIXSync
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -20,7 +20,7 @@ public enum AdapterRegistry {
         var tracksDescendants = false
     }
 
-    private static let state = Mutex(State())
+    private static let state = Locked(State())
 
     /// Makes the runner adopt the orphans of its adapters (PR_SET_CHILD_SUBREAPER on Linux). Only for a
     /// process whose every other child is an adapter, such as the CLI: sweeps reap any unregistered child.

@@ -430,7 +430,7 @@ private final class EventLoop {
 
     private func drainWakePipe() {
         var bytes = [UInt8](repeating: 0, count: 256)
-        while bytes.withUnsafeMutableBytes({ Glibc.read(wakeRead, $0.baseAddress, $0.count) }) > 0 {}
+        while bytes.withUnsafeMutableBytes({ Socket.read(wakeRead, into: $0) }) > 0 {}
     }
 
     private func note(_ line: String) {

@@ -16,6 +16,11 @@ private var accept4Function: Accept4? {
 }
 #endif
 
+/// read(2), under a name `Socket.read` does not shadow.
+private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    read(fd, buffer, count)
+}
+
 /// Thin wrappers over the socket calls the server makes.
 enum Socket {
     static var lastError: Int32 { errno }
@@ -50,6 +55,11 @@ enum Socket {
     /// port is taken.
     static func bindOnly(port: UInt16) -> Int32? {
         try? boundOnLoopback(port: port)
+    }
+
+    /// read(2) into `buffer`: the count read, 0 at the end, -1 on an error (a wake pipe with nothing in it).
+    static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        systemRead(fd, buffer.baseAddress, buffer.count)
     }
 
     static func closeDescriptor(_ fd: Int32) {

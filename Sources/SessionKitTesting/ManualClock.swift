@@ -1,3 +1,4 @@
+import POSIXSync
 import Foundation
 import SessionKit
 

@@ -1,12 +1,12 @@
 import SessionKit
-import Synchronization
+import POSIXSync
 
 /// One run of the app process in a `TestWorld`. Killing it is SIGKILL: every effect it has in flight
 /// (held request, held storage write, sleep) never completes and never applies, and it makes no new one.
 public final class ProcessHandle: Sendable, Hashable, CustomStringConvertible {
     /// 1 for the first process of a world, then 2, 3...
     public let id: Int
-    private let alive = Atomic<Bool>(true)
+    private let alive = Locked(true)
     private let frozen = Locked<[any Sendable]>([])
 
     init(id: Int) {
@@ -14,10 +14,10 @@ public final class ProcessHandle: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `false` once killed.
-    public var isAlive: Bool { alive.load(ordering: .acquiring) }
+    public var isAlive: Bool { alive.withLock { $0 } }
 
     func kill() {
-        alive.store(false, ordering: .releasing)
+        alive.withLock { $0 = false }
     }
 
     /// What an effect of a killed process does: suspend forever, like the frozen process it belongs to.

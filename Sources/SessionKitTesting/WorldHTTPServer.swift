@@ -1,3 +1,4 @@
+import POSIXSync
 import ConformanceProtocol
 import Foundation
 import JSONCore

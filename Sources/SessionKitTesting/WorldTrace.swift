@@ -1,3 +1,4 @@
+import POSIXSync
 import SessionKit
 
 /// The ordered record of everything every process did: the evidence tests assert on. Tests wait on it

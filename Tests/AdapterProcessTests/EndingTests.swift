@@ -114,6 +114,8 @@ extension AdapterProcessTests {
             #expect(Fixture.waitUntilGone(child))
         }
 
+        #if os(Linux)
+        // Linux: it compares pipes by identity through /proc/PID/fd.
         @Test("a descendant that left the process group neither keeps deinit waiting nor leaks descriptors")
         func escapedDescendantDoesNotBlockDeinit() throws {
             var escaped: Int32?
@@ -136,5 +138,6 @@ extension AdapterProcessTests {
             #expect(Fixture.openPipes().isDisjoint(with: heldPipes), "the readers closed their ends")
             kill(descendant, SIGKILL)
         }
+        #endif
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessProbes
 
 /// The fake adapters in Fixtures/, found from this file so tests do not depend on the working directory,
 /// and small probes of the system the tests check with.
@@ -21,16 +22,12 @@ enum Fixture {
 
     /// Whether `processID` names a live process: one that exists and is neither a zombie nor dead.
     static func isRunning(_ processID: Int32) -> Bool {
-        guard let stat = try? String(contentsOfFile: "/proc/\(processID)/stat", encoding: .utf8),
-              let nameEnd = stat.lastIndex(of: ")")
-        else { return false }
-        let state = stat[stat.index(after: nameEnd)...].trimmingCharacters(in: .whitespaces).first
-        return state != "Z" && state != "X"
+        ProcessProbe.isRunning(processID)
     }
 
-    /// Whether `/proc` has any entry for `processID`, zombies included.
+    /// Whether any process has `processID`, zombies included.
     static func exists(_ processID: Int32) -> Bool {
-        FileManager.default.fileExists(atPath: "/proc/\(processID)")
+        kill(processID, 0) == 0 || errno == EPERM
     }
 
     /// Waits (up to 10 s, polling) until `processID` is no longer running; returns whether it stopped.
@@ -44,8 +41,15 @@ enum Fixture {
 
     /// The number of file descriptors this test process has open.
     static func openDescriptorCount() -> Int {
+        #if os(Linux)
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
+        #else
+        (try? FileManager.default.contentsOfDirectory(atPath: "/dev/fd").count) ?? -1
+        #endif
     }
+
+    #if os(Linux)
+    // Pipes by identity need /proc/PID/fd, which only Linux has: the tests that compare them are Linux's.
 
     /// The pipes (as `pipe:[inode]`) that `processID` has as its stdin, stdout and stderr.
     static func standardPipes(of processID: Int32) -> Set<String> {
@@ -59,6 +63,7 @@ enum Fixture {
         return Set(descriptors.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)") }
             .filter { $0.hasPrefix("pipe:") })
     }
+    #endif
 
     /// The integer fields of a one-line JSON object such as `{"shell":12,"child":13}`.
     static func integers(in line: String) -> [String: Int32] {

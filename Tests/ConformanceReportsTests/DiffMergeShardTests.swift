@@ -2,7 +2,7 @@ import ConformanceReports
 import ConformanceRunner
 import Foundation
 import LongTests
-import Synchronization
+import POSIXSync
 import Testing
 
 @Suite("Shards")
@@ -55,7 +55,7 @@ struct MergeTests {
         }
     }
 
-    private static let referenceShardsMade = Mutex<[Int: [ComplianceReport]]>([:])
+    private static let referenceShardsMade = Locked<[Int: [ComplianceReport]]>([:])
 
     /// Through JSON, as CI does it.
     static func merged(_ shards: [ComplianceReport]) throws -> ComplianceReport {

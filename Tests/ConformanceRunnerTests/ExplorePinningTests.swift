@@ -1,9 +1,11 @@
 import AdapterProcess
 @testable import ConformanceRunner
 import Foundation
-import Synchronization
+import POSIXSync
 import Testing
 
+// Linux only: CPU pinning (CPUPinning) is Linux's sched_setaffinity; the probes read /proc.
+#if os(Linux)
 /// Through adapter processes, each explore job keeps to one CPU with the processes it starts (`CPUPinning`), so a
 /// barrier's round trip is a switch on one CPU. A process is reused only by a job on its CPU.
 @Suite("Explore jobs on one CPU each")
@@ -50,7 +52,7 @@ struct ExplorePinningTests {
             defer { launcher.stopIdle() }
             var options = ExploreOptions(seed: 5, runs: 24, jobs: 2)
             options.pinWorkers = pinned
-            let seen = Mutex([UInt: Int?]())
+            let seen = Locked([UInt: Int?]())
             let result = try Explorer(machine: machine, launcher: launcher).explore(options, now: { 0 }) { _, _, _ in
                 let cpu = CPUPinning.currentCPU()
                 seen.withLock { $0[UInt(pthread_self()), default: cpu] = cpu }
@@ -76,3 +78,4 @@ struct ExplorePinningTests {
         #expect(CPUPinning.currentMask() == before)
     }
 }
+#endif

@@ -3,7 +3,7 @@ import ConformanceRunner
 import Foundation
 import Mutants
 import SpecModel
-import Synchronization
+import POSIXSync
 import Testing
 
 /// Through an adapter that declares `reset`, most of explore's kills reset the adapter's process instead of
@@ -105,7 +105,7 @@ struct ExploreKillsTests {
     func failureThatDoesNotShowAgainIsNotBlamedOnTheReset() throws {
         // The reset instances trust a stored token while the exploration's runs are played, and no longer when its
         // failures are played again: a client that does not play the same run the same way.
-        let faulty = Mutex(true)
+        let faulty = Locked(true)
         let explorer = try Self.explorer(fresh: MutantRegistry.reference, afterReset: {
             faulty.withLock { $0 } ? Self.trustStoredToken() : MutantRegistry.reference()
         })
@@ -122,9 +122,9 @@ struct ExploreKillsTests {
     func runsAreNotListedUpFront() throws {
         let explorer = try Self.explorer(fresh: MutantRegistry.reference, afterReset: MutantRegistry.reference)
         // A clock that moves one second each time it is read: the budget runs out after a few runs.
-        let ticks = Atomic<Int>(0)
+        let ticks = Locked(0)
         let result = explorer.explore(ExploreOptions(seed: 1, runs: 10_000_000_000, jobs: 2, timeBudget: 40),
-                                      now: { Double(ticks.add(1, ordering: .relaxed).newValue) })
+                                      now: { Double(ticks.takeNext() + 1) })
         #expect(result.runsDone > 0 && result.runsDone < 100)
         #expect(result.interruptedBy == nil)
         #expect(ExploreShard(index: 2, count: 3)?.runCount(upTo: 10_000_000_000) == 3_333_333_333)

@@ -4,7 +4,7 @@ import Foundation
 import LongTests
 import Mutants
 import SpecModel
-import Synchronization
+import POSIXSync
 import Testing
 
 /// `explore`: generated runs are deterministic, shards split the run space exactly, and a known-bad variant is
@@ -110,8 +110,8 @@ struct ExploreTests {
         let whole = try #require(Shrinker(explorer: explorer).shrink(failure.run, id: id, steps: failure.run.steps, failing: failure.key))
         #expect(whole.minimal)
         var stopped = Shrinker(explorer: explorer)
-        let asked = Atomic<Int>(0)
-        stopped.shouldStop = { asked.add(1, ordering: .relaxed).newValue > 3 }
+        let asked = Locked(0)
+        stopped.shouldStop = { asked.takeNext() + 1 > 3 }
         let cut = try #require(stopped.shrink(failure.run, id: id, steps: failure.run.steps, failing: failure.key))
         #expect(!cut.minimal)
         #expect(cut.plays == 4, "the first play is always made, then three more before the stop")

@@ -1,11 +1,11 @@
 import Foundation
 import SessionConformanceCommands
-import Synchronization
+import POSIXSync
 import Testing
 
 /// Collects what a command prints.
 final class BufferConsole: Console {
-    private let buffers = Mutex<(out: String, err: String)>(("", ""))
+    private let buffers = Locked<(out: String, err: String)>(("", ""))
     let isTerminal: Bool
     let colors: Bool
 

@@ -1,6 +1,6 @@
 import Foundation
 import SessionConformanceCommands
-import Synchronization
+import POSIXSync
 import Testing
 
 /// A FIFO where the suite expects a file it reads is refused at once: nothing waits for a writer that never
@@ -19,7 +19,7 @@ struct FIFOInputTests {
     /// Runs the command line; nil when it has not returned within 20 seconds. A command stuck on the FIFO is
     /// then freed by a writer that opens and closes it.
     static func runWithDeadline(_ arguments: [String], fifo: String) -> (code: ExitCode, console: BufferConsole)? {
-        let result = Mutex<(code: ExitCode, console: BufferConsole)?>(nil)
+        let result = Locked<(code: ExitCode, console: BufferConsole)?>(nil)
         let done = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             let outcome = run(arguments)

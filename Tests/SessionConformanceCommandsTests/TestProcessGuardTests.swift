@@ -4,6 +4,8 @@ import SessionConformanceCommands
 import TestProcessGuard
 import Testing
 
+// Linux only: the guard (Tests/Support/TestProcessGuard) and these probes of it read /proc.
+#if os(Linux)
 /// A killed test run leaves no process behind (Tests/Support/TestProcessGuard): the test binary is started
 /// again as a child test process that runs only `waitsToBeKilled`, which starts processes as the tests do and
 /// waits; then that child, or its parent, is killed, and what it started must be gone.
@@ -147,3 +149,4 @@ struct TestProcessGuardTests {
         while true { sleep(60) }
     }
 }
+#endif

@@ -29,6 +29,8 @@ struct BoundedFileTests {
                 == .failure(.unreadable(reason: "it is a character device; only a regular file is read")))
     }
 
+    #if os(Linux)
+    // Linux: /proc.
     @Test("a /proc file, whose size says 0, is read up to the limit")
     func procFile() throws {
         guard case .success(let bytes) = BoundedFile.read("/proc/self/status", limit: 1 << 20) else {
@@ -38,6 +40,7 @@ struct BoundedFileTests {
         #expect(!bytes.isEmpty)
         #expect(BoundedFile.read("/proc/self/status", limit: 10) == .failure(.tooLarge(size: nil)))
     }
+    #endif
 
     @Test("a folder or a missing file is unreadable, with the reason")
     func unreadable() {

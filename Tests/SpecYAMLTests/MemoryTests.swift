@@ -3,6 +3,8 @@ import LongTests
 import SpecYAML
 import Testing
 
+// Linux only: the resident size is read from /proc/self/statm.
+#if os(Linux)
 /// libyaml's parser, its event and our copy of the input are freed by their Swift owner. A leak of any of
 /// them grows the resident set by at least the input's size per load; 600 loads of a 40 KB file would
 /// leak 24 MB (2,000 loads, 80 MB, with the long tests). The bound below is a few MB of allocator noise.
@@ -44,3 +46,4 @@ struct MemoryTests {
         #expect(growth < 16 * 1024 * 1024, "resident memory grew by at least \(growth) bytes in each round: \(growths)")
     }
 }
+#endif

@@ -3,7 +3,7 @@ import ConformanceProtocol
 import Dispatch
 import SimulatedWorld
 import SpecModel
-import Synchronization
+import POSIXSync
 
 /// How runs are chosen: each from its seed alone, or aimed in part at what earlier runs reached least.
 public enum ExploreStrategy: String, Sendable, CaseIterable {
@@ -164,10 +164,10 @@ public struct Explorer: Sendable {
         let shard = options.shard ?? ExploreShard(index: 1, count: 1)!
         // Positions, not a list of runs: memory does not grow with `options.runs`.
         let runCount = shard.runCount(upTo: options.runs)
-        let state = Mutex(Tally())
-        let next = Atomic<Int>(0)
+        let state = Locked(Tally())
+        let next = Locked(0)
         // The position of the lowest run that showed a failure `stopAt` accepts: no later run starts.
-        let stop = Atomic<Int>(Int.max)
+        let stop = Locked(Int.max)
         let started = now()
         // A random exploration is one batch; a guided one waits for each batch before aiming the next.
         let batch = options.strategy == .guided ? ExploreOptions.batchSize : max(runCount, 1)
@@ -175,19 +175,19 @@ public struct Explorer: Sendable {
         @Sendable func outOfTime() -> Bool { options.timeBudget.map { now() - started >= $0 } ?? false }
         var cpus = options.pinWorkers && launcher.startsProcesses ? CPUPinning.currentMask()?.cpus ?? [] : []
         if options.jobs == 1, !cpus.isEmpty { cpus = CPUPinning.runningCPU().map { [$0] } ?? [] }
-        while nextBatch < runCount, RunInterruption.requested == nil, !outOfTime(), nextBatch < stop.load(ordering: .relaxed) {
+        while nextBatch < runCount, RunInterruption.requested == nil, !outOfTime(), nextBatch < stop.current {
             let batchStart = nextBatch
             let batchEnd = min(batchStart + batch, runCount)
             let aims = options.strategy == .guided ? Self.aims(coverage: state.withLock { $0.coverage }) : []
             let paths = RequirementPath.allCases
-            next.store(batchStart, ordering: .relaxed)
+            next.withLock { $0 = batchStart }
             DispatchQueue.concurrentPerform(iterations: max(1, min(options.jobs, batchEnd - batchStart))) { [cpus] worker in
                 let unpinned = cpus.isEmpty ? nil : CPUPinning.pinCurrentThread(to: cpus[worker % cpus.count])
                 defer { unpinned.map(CPUPinning.restore) }
                 while RunInterruption.requested == nil {
                     if outOfTime() { return }
-                    let position = next.add(1, ordering: .relaxed).oldValue
-                    guard position < batchEnd, position < stop.load(ordering: .relaxed) else { return }
+                    let position = next.takeNext()
+                    guard position < batchEnd, position < stop.current else { return }
                     // Every other run of a guided batch is aimed, alternately at a rare situation and at the next
                     // requirement path; the rest stay random, to find what no aim names.
                     let offset = position - batchStart
@@ -201,7 +201,7 @@ public struct Explorer: Sendable {
                     if RunInterruption.requested != nil, outcome.status == .error { return }
                     let (done, new) = state.withLock { $0.record(run, outcome, world: world, killsByReset: byReset) }
                     if let stopAt = options.stopAt, ExploreFailureKey.of(outcome).contains(where: stopAt) {
-                        stop.min(position, ordering: .relaxed)
+                        stop.withLock { $0 = min($0, position) }
                     }
                     progress(done, run, new)
                 }

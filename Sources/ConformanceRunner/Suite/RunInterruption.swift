@@ -1,24 +1,24 @@
-import Synchronization
+import POSIXSync
 
 /// Whether the run was asked to stop (SIGINT or SIGTERM). Set from a signal handler's queue, read by the suite
 /// runner between cases and by process connections while they wait, so the current case ends promptly.
 public enum RunInterruption {
-    private static let signal = Atomic<Int32>(0)
+    private static let signal = Locked<Int32>(0)
 
     /// The signal that asked the run to stop, or nil.
     public static var requested: Int32? {
-        let value = signal.load(ordering: .acquiring)
+        let value = signal.current
         return value == 0 ? nil : value
     }
 
     /// Records the first request; later ones keep the first signal.
     public static func request(signal number: Int32) {
-        _ = signal.compareExchange(expected: 0, desired: number, ordering: .acquiringAndReleasing)
+        signal.withLock { if $0 == 0 { $0 = number } }
     }
 
     /// Clears the request, for a process that runs several suites (tests).
     public static func reset() {
-        signal.store(0, ordering: .releasing)
+        signal.withLock { $0 = 0 }
     }
 }
 

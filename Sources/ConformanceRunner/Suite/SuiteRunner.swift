@@ -3,7 +3,7 @@ import Dispatch
 import Foundation
 import SimulatedWorld
 import SpecModel
-import Synchronization
+import POSIXSync
 
 /// What a run of the suite produced.
 public struct RunResult: Sendable {
@@ -88,13 +88,13 @@ public struct SuiteRunner: Sendable {
         }
         let cases = selectedCases(options)
         let world = options.world ?? defaultWorld(for: probe.httpMode)
-        let results = Mutex<[Int: CaseOutcome]>([:])
-        let next = Atomic<Int>(0)
-        let done = Atomic<Int>(0)
+        let results = Locked<[Int: CaseOutcome]>([:])
+        let next = Locked(0)
+        let done = Locked(0)
         // Each worker takes the next case until none is left; outcomes keep the cases' order.
         DispatchQueue.concurrentPerform(iterations: max(1, min(options.jobs, cases.count))) { _ in
             while RunInterruption.requested == nil {
-                let position = next.add(1, ordering: .relaxed).oldValue
+                let position = next.takeNext()
                 guard position < cases.count else { return }
                 let started = DispatchTime.now().uptimeNanoseconds
                 var outcome = CaseExecutor(acceptanceCase: cases[position], machine: machine, launcher: launcher,
@@ -104,7 +104,7 @@ public struct SuiteRunner: Sendable {
                 // A case cut short by the interruption did not complete; it is left out rather than an error.
                 if RunInterruption.requested != nil, outcome.status == .error { return }
                 results.withLock { $0[position] = outcome }
-                progress(done.add(1, ordering: .relaxed).newValue, cases.count, outcome)
+                progress(done.takeNext() + 1, cases.count, outcome)
             }
         }
         let outcomes = results.withLock { all in cases.indices.compactMap { all[$0] } }

@@ -3,7 +3,7 @@ import ConformanceRunner
 import Dispatch
 import Foundation
 import SpecModel
-import Synchronization
+import POSIXSync
 
 /// A distinct failure shrunk to a case file.
 struct ShrunkFailure: Sendable {
@@ -65,12 +65,12 @@ struct ExploreShrinking {
             used.insert(id)
             return (failure, id)
         }
-        let done = Mutex<[Int: ShrunkFailure]>([:])
-        let skipped = Mutex<Set<Int>>([])
-        let next = Atomic<Int>(0)
+        let done = Locked<[Int: ShrunkFailure]>([:])
+        let skipped = Locked<Set<Int>>([])
+        let next = Locked(0)
         DispatchQueue.concurrentPerform(iterations: max(1, min(settings.options.jobs, plans.count))) { _ in
             while true {
-                let position = next.add(1, ordering: .relaxed).oldValue
+                let position = next.takeNext()
                 guard position < plans.count else { return }
                 let (failure, id) = plans[position]
                 guard !outOfTime() else {

@@ -1,6 +1,6 @@
 import ConformanceRunner
 import Foundation
-import Synchronization
+import POSIXSync
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -113,14 +113,17 @@ final class RunSignals {
 /// hands it to the current listener. Both ends close on exec, so no adapter inherits them; the write end does not
 /// block, so a handler never waits on a full pipe (the signals it would drop are repeats of ones already read).
 private enum SignalPipe {
-    private static let writeEnd = Atomic<Int32>(-1)
-    private static let listener = Mutex<(@Sendable (Int32) -> Void)?>(nil)
+    /// Written once, when `reading` first runs, which `listen` forces before any handler that reads it is
+    /// installed (`sigaction` is a system call: the write is visible to every handler it installs). A plain
+    /// load is async-signal-safe; a lock is not, and Synchronization's atomics need macOS 15.
+    nonisolated(unsafe) private static var writeEnd: Int32 = -1
+    private static let listener = Locked<(@Sendable (Int32) -> Void)?>(nil)
     private static let reading: Void = {
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else { return }
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         _ = fcntl(ends[1], F_SETFL, fcntl(ends[1], F_GETFL) | O_NONBLOCK)
-        writeEnd.store(ends[1], ordering: .releasing)
+        writeEnd = ends[1]
         let readEnd = ends[0]
         let thread = Thread {
             // A runner started by a process whose thread blocked these signals (a dispatch worker of the test
@@ -161,11 +164,11 @@ private enum SignalPipe {
         return action
     }
 
-    /// Async-signal-safe: an atomic load and write(2), with errno put back for the code it interrupted.
+    /// Async-signal-safe: a load and write(2), with errno put back for the code it interrupted.
     private static let forward: @convention(c) (Int32) -> Void = { number in
         let saved = errno
         var byte = UInt8(truncatingIfNeeded: number)
-        _ = write(writeEnd.load(ordering: .acquiring), &byte, 1)
+        _ = write(writeEnd, &byte, 1)
         errno = saved
     }
 }

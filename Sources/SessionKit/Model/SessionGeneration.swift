@@ -1,4 +1,4 @@
-import Synchronization
+import POSIXSync
 
 /// The session generation (epoch). It increases on sign-out, account switch, rejection and sign-in;
 /// every request, response and refresh result is tagged with it, and a result whose generation is no
@@ -23,11 +23,11 @@ public struct SessionGeneration: RawRepresentable, Sendable, Hashable, Comparabl
 /// The current generation, readable from any isolation domain. Only the state machine advances it;
 /// storage and cache writers read it inside their critical sections to drop stale writes.
 final class GenerationCounter: Sendable {
-    private let value = Atomic<UInt64>(SessionGeneration.launch.rawValue)
+    private let value = Locked<UInt64>(SessionGeneration.launch.rawValue)
 
-    var current: SessionGeneration { SessionGeneration(rawValue: value.load(ordering: .acquiring)) }
+    var current: SessionGeneration { SessionGeneration(rawValue: value.current) }
 
     func advance() {
-        value.add(1, ordering: .releasing)
+        value.withLock { $0 += 1 }
     }
 }

@@ -1,3 +1,5 @@
+import POSIXSync
+
 /// A per-request deadline on the injected clock: an HTTP exchange the server leaves unanswered fails as a
 /// timeout once `duration` of monotonic time has passed, so nothing waits forever on a silent server
 /// ("Timeouts, 5xx and offline are retryable; keep the session and back off." (001)).

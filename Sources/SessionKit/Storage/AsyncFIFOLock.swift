@@ -1,3 +1,5 @@
+import POSIXSync
+
 
 /// A first-in first-out async lock. Actors are reentrant, so two writes to one storage item could
 /// otherwise interleave across their awaits and let a late write land after a sign-out's delete.

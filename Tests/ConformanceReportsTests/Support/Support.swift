@@ -6,7 +6,7 @@ import JSONCore
 import ReferenceAdapter
 import SessionConformanceCommands
 import SpecModel
-import Synchronization
+import POSIXSync
 import Testing
 
 /// Paths inside the package, found from this file so tests do not depend on the working directory.
@@ -166,7 +166,7 @@ struct Program {
 
 /// Collects what a command prints.
 final class BufferConsole: Console {
-    private let buffers = Mutex<(out: String, err: String)>(("", ""))
+    private let buffers = Locked<(out: String, err: String)>(("", ""))
 
     func out(_ text: String) { buffers.withLock { $0.out += text } }
     func err(_ text: String) { buffers.withLock { $0.err += text } }

@@ -1,6 +1,6 @@
 import ConformanceProtocol
 import JSONCore
-import Synchronization
+import POSIXSync
 
 /// A deliberately simple client of the session lifecycle for the runner's tests: a synchronous state machine
 /// that reacts to each runner message by emitting messages, names its effects e1, e2, ... and remembers what
@@ -71,9 +71,9 @@ final class FakeSessionClient: InProcessClient {
     /// What outlives one instance of the client: only `keepsSessionAcrossLaunches` and `signsInAgainAfterRejection` use it. Shared by every
     /// client a launcher makes from one configuration.
     final class Memory: Sendable {
-        let session = Mutex<Session?>(nil)
+        let session = Locked<Session?>(nil)
         /// The last sign-in's email and password: only `signsInAgainAfterRejection` keeps them.
-        let credentials = Mutex<(email: String, password: String)?>(nil)
+        let credentials = Locked<(email: String, password: String)?>(nil)
     }
 
     /// Ways to break the protocol itself, triggered by a `request` of the named resource.
