@@ -67,6 +67,23 @@ public enum AdapterProcessMain {
     /// With `declaresReset`, the hello adds the `reset` capability and a `reset` replaces the client with a new
     /// one from `make`, whose hello answers it (docs/adapter-protocol.md: fast restarts).
     public static func run(make: () -> any InProcessClient, declaresReset: Bool) -> Never {
+        do {
+            try AdapterHost.serve(make: make, declaresReset: declaresReset, input: STDIN_FILENO, output: STDOUT_FILENO)
+            exit(0)
+        } catch {
+            FileHandle.standardError.write(Data("adapter: \(error)\n".utf8))
+            exit(3)
+        }
+    }
+}
+
+/// The host loop over two descriptors: read runner messages, handle each, write the answers of one read in one
+/// write. Shared by the process host (stdin and stdout) and the socket host (one connection both ways).
+enum AdapterHost {
+    /// Returns when the input ends; throws on a line that is not a runner message (after writing what was answered).
+    /// `socket`: `output` is a connection, written with `send` so that a runner that closed it gives an error, not
+    /// SIGPIPE (Apple platforms set SO_NOSIGPIPE on the socket instead).
+    static func serve(make: () -> any InProcessClient, declaresReset: Bool, input: Int32, output: Int32, socket: Bool = false) throws {
         var adapter = make()
         func hello(_ client: any InProcessClient) -> String {
             client.start().map { message in
@@ -77,34 +94,45 @@ public enum AdapterProcessMain {
             }.joined()
         }
         var framer = JSONLineFramer()
-        var output = hello(adapter)
+        var pending = hello(adapter)
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         while true {
-            write(output)
-            output = ""
-            let count = buffer.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
+            guard write(pending, to: output, socket: socket) else { return }
+            pending = ""
+            let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
             if count < 0, errno == EINTR { continue }
-            guard count > 0 else { exit(0) }
+            guard count > 0 else { return }
             do {
                 for line in try framer.feed(buffer[0..<count]) {
                     let message = try RunnerMessage(line: line)
                     if declaresReset, case .reset = message {
                         adapter = make()
-                        output += hello(adapter)
+                        pending += hello(adapter)
                         continue
                     }
-                    output += adapter.handle(message).map { $0.line + "\n" }.joined()
+                    pending += adapter.handle(message).map { $0.line + "\n" }.joined()
                 }
             } catch {
-                write(output)
-                FileHandle.standardError.write(Data("adapter: \(error)\n".utf8))
-                exit(3)
+                _ = write(pending, to: output, socket: socket)
+                throw error
             }
         }
     }
 
-    private static func write(_ text: String) {
-        guard !text.isEmpty else { return }
-        FileHandle.standardOutput.write(Data(text.utf8))
+    /// Writes all of `text`; false when the other end is gone.
+    private static func write(_ text: String, to descriptor: Int32, socket: Bool) -> Bool {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { buffer in
+                #if os(Linux)
+                if socket { return send(descriptor, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL)) }
+                #endif
+                return Foundation.write(descriptor, buffer.baseAddress, buffer.count)
+            }
+            if written < 0, errno == EINTR { continue }
+            guard written > 0 else { return false }
+            bytes = bytes.dropFirst(written)
+        }
+        return true
     }
 }

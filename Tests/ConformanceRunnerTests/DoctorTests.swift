@@ -74,6 +74,15 @@ struct DoctorTests {
         #expect(note.seen.contains("1.5 s of real time"))
     }
 
+    @Test("requests that name no command are a note, not a problem: 'cause' is optional")
+    func missingCauseIsANote() throws {
+        let report = try Self.examine("exec python3 '\(Self.own)/doctor/no_cause.py'", timeout: .seconds(30))
+        #expect(report.problems.isEmpty, "\(report.problems.map(\.line))")
+        let note = try #require(report.diagnoses.first { $0.check == "no-cause" })
+        #expect(note.severity == .note)
+        #expect(note.probe == "sign-in" && note.alsoIn == ["refresh", "deadline", "kill-and-relaunch"])
+    }
+
     @Test("a problem seen the same way in several probes is one line that names them all")
     func repeatedProblemIsOneLine() throws {
         let report = try Self.examine("exec python3 -u '\(Self.hostile)/slow_commands.py'")

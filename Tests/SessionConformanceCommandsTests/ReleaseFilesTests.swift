@@ -142,7 +142,7 @@ struct ReleaseFilesTests {
         #expect(changed.status != 0 && changed.output.contains("does not match"), "\(changed.output)")
     }
 
-    @Test("release.yml: on a v* tag, checks the tag first, builds both Linux archives in the Dockerfile's Swift image, pushes every image target, publishes with gh")
+    @Test("release.yml: on a v* tag, checks the tag first, builds both Linux archives in the Dockerfile's Swift image and the macOS one with Homebrew's libyaml, pushes every image target, publishes with gh")
     func releaseWorkflow() throws {
         let workflow = try Self.text(".github/workflows/release.yml")
         let code = workflow.split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("#") }.joined(separator: "\n")
@@ -150,11 +150,13 @@ struct ReleaseFilesTests {
         let uses = Set(Self.matches(#"uses:\s*(\S+)"#, in: code).map { $0[1] })
         #expect(uses.isSubset(of: ["actions/checkout@v4", "actions/upload-artifact@v4", "actions/download-artifact@v4"]), "\(uses)")
         #expect(code.contains("bash scripts/release.sh check-tag \"$GITHUB_REF_NAME\""))
-        for platform in ["{ runner: ubuntu-24.04, platform: linux-x86_64 }", "{ runner: ubuntu-24.04-arm, platform: linux-aarch64 }"] {
+        for platform in ["{ runner: ubuntu-24.04, platform: linux-x86_64 }", "{ runner: ubuntu-24.04-arm, platform: linux-aarch64 }",
+                         "{ runner: macos-15, platform: darwin-arm64 }"] {
             #expect(code.contains(platform), "\(platform)")
         }
         #expect(code.contains("needs: version") && code.contains("needs: [version, archive, image-manifest]"))
         #expect(code.contains("bash scripts/package.sh dist") && code.contains("bash scripts/release.sh sums dist"))
+        #expect(code.contains("if: runner.os == 'macOS'") && code.contains("brew install libyaml pkg-config"))
         #expect(code.contains("gh release create \"$GITHUB_REF_NAME\"") && code.contains("dist/SHA256SUMS") && code.contains("dist/*.tar.gz.sha256"))
 
         // The archives are built in the image the Dockerfile builds in.

@@ -36,10 +36,11 @@ public enum DoctorCheck: String, Sendable, CaseIterable {
     case noDeadline = "no-deadline"
     case slowStep = "slow-step"
     case unknownCapability = "unknown-capability"
+    case noCause = "no-cause"
 
     public var severity: Diagnosis.Severity {
         switch self {
-        case .realTimeWait, .noDeadline, .slowStep, .unknownCapability: .note
+        case .realTimeWait, .noDeadline, .slowStep, .unknownCapability, .noCause: .note
         default: .problem
         }
     }
@@ -59,7 +60,7 @@ public enum DoctorCheck: String, Sendable, CaseIterable {
         case .commandUnanswered: Self.protocolDoc + "#commands-the-app-and-the-operating-system"
         case .signInFailed: Self.protocolDoc + "#the-worlds-endpoints"
         case .noTransitions, .signInNotReported: Self.protocolDoc + "#transitions-and-the-session-generation"
-        case .sessionNotInStorage, .noHTTP: Self.protocolDoc + "#effects-requests-the-runner-answers-with-a-reply"
+        case .sessionNotInStorage, .noHTTP, .noCause: Self.protocolDoc + "#effects-requests-the-runner-answers-with-a-reply"
         case .noContentEvent, .tokenInOutput: Self.protocolDoc + "#events-no-reply"
         case .realTimeWait, .noDeadline: "docs/porting-guide.md#real-time-waits"
         case .slowStep: "README.md#exit-codes"
@@ -99,6 +100,7 @@ public enum DoctorCheck: String, Sendable, CaseIterable {
         case .realTimeWait: "the runner's clock is virtual; every wait is a 'sleep' effect"
         case .noDeadline: "a real stack gives up on a request; the deadline is a 'sleep' raced with the request, then 'abandon'"
         case .slowStep: "a step of one command gets --timeout seconds before the case is an error"
+        case .noCause: "an 'http' effect's 'cause' (in loopback mode the X-Conformance-Cause header) names the command it serves; the oracles that tell a request's own refresh from another's read it"
         case .unknownCapability: "capabilities are background-refresh, offline-browsing, reset and fork; others are ignored"
         }
     }
@@ -136,6 +138,7 @@ public enum DoctorCheck: String, Sendable, CaseIterable {
         case .realTimeWait: "replace time.sleep, Thread.sleep, setTimeout and library timeouts with 'sleep' effects"
         case .noDeadline: "race each request with a 'sleep' of its deadline and send 'abandon' when the sleep wins (--request-timeout in the examples)"
         case .slowStep: "find where the adapter spends real time (a start-up per command, a real sleep); the step limit is --timeout"
+        case .noCause: "pass the command id down to the request (a task-local, a header an interceptor adds) and send it as 'cause'"
         case .unknownCapability: "check the spelling, or drop it"
         }
     }

@@ -30,6 +30,11 @@ struct TraceDiagnosis {
         if signedIn, index.exchanges.isEmpty {
             found.append(Diagnosis(.noHTTP, probe: probe, seen: "the sign-in succeeded and no HTTP request reached the world"))
         }
+        let resources = index.exchanges.filter { $0.request.path.hasPrefix("/resources/") }
+        if !resources.isEmpty, resources.allSatisfy({ $0.cause == nil }) {
+            found.append(Diagnosis(.noCause, probe: probe,
+                                   seen: "no request for a resource named the command it serves"))
+        }
         if succeeded(.request), !index.ui.contains(where: { $0.value.kind == .content }) {
             found.append(Diagnosis(.noContentEvent, probe: probe, seen: "a request succeeded and no content was reported shown"))
         }

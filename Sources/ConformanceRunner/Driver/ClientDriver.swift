@@ -224,15 +224,17 @@ final class ClientDriver {
             // One port for the whole case: a restarted process finds the server at the URL it had, so caches
             // keyed by the token URL survive process death.
             let process = launcher as? ProcessAdapterLauncher
+            let socket = launcher as? SocketAdapterLauncher
+            let pinned = process?.loopbackPort ?? socket?.loopbackPort
             portReservation?.release()
             portReservation = nil
-            let timeout = process?.timeout ?? .seconds(10)
+            let timeout = process?.timeout ?? socket?.timeout ?? .seconds(10)
             let bridge: LoopbackBridge
-            if let port = loopbackPort, process?.loopbackPort == nil {
+            if let port = loopbackPort, pinned == nil {
                 bridge = try Self.rebind(port, timeout: timeout) { note($0) }
             } else {
                 // The first process of the case, or a port pinned with --loopback-port.
-                bridge = try LoopbackBridge(timeout: timeout, port: process?.loopbackPort ?? 0)
+                bridge = try LoopbackBridge(timeout: timeout, port: pinned ?? 0)
             }
             loopbackPort = bridge.port
             loopback = bridge

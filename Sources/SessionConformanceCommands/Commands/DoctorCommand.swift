@@ -6,7 +6,7 @@ import SpecModel
 enum DoctorCommand: Command {
     static let name = "doctor"
     static let summary = "Check an adapter: what it does wrong with the protocol, each with the fix."
-    static let usage = "session-conformance doctor [--adapter COMMAND] [--timeout SECONDS] [--loopback-port PORT] [--world FILE|NAME] [--report json[=PATH]]"
+    static let usage = "session-conformance doctor [--adapter COMMAND | --listen HOST:PORT --launch COMMAND [--kill COMMAND]] [--timeout SECONDS] [--loopback-port PORT] [--world FILE|NAME] [--report json[=PATH]]"
     static let discussion = """
         Plays a fixed script of six short probes against the adapter, one at a time: sign-in and one request,
         a refresh after the access token expired, a request the world holds for two minutes of the virtual
@@ -17,12 +17,13 @@ enum DoctorCommand: Command {
         loopback requests not counted in 'httpStarted', a command without a result, state changes, storage,
         HTTP or shown content that never reach the runner, a token in stderr or logs, and a reset that keeps
         the session. Notes (exit 0) say what is legal but worth knowing: no request deadline, real time passing
-        with the adapter silent, a slow probe, an unknown capability.
+        with the adapter silent, a slow probe, an unknown capability, requests that name no command ('cause').
 
         Each diagnosis is one line: what was seen, what the protocol says, the doc section, and the fix. The
         client's verdicts are not judged here: that is 'run'. The first probe that ends in an adapter error
         (a crash, a hang past --timeout, broken protocol) stops the script; the later probes are 'not-run'.
-        Without --adapter, the built-in reference's adapter process is checked.
+        Without --adapter, the built-in reference's adapter process is checked; --listen, --launch and --kill
+        check a client that connects over TCP, as for run.
 
         --report json[=PATH] writes the diagnoses as JSON (default path session-conformance-doctor.json; '-'
         is standard output). Exit 0: no problem (notes allowed); 1: a problem; 3: the adapter did not start or
@@ -38,7 +39,7 @@ enum DoctorCommand: Command {
                    help: "The world profile, as for run (default: json-v1; rfc6749 for loopback HTTP)."),
         OptionSpec(name: "spec-root", kind: .value(placeholder: "DIR"), help: "The spec folder (default Specs, else the Specs beside the executable)."),
         OptionSpec(name: "report", kind: .value(placeholder: "json[=PATH]"), help: "Write the diagnoses as JSON."),
-    ]
+    ] + SocketOptions.options
 
     static let defaultReportPath = "session-conformance-doctor.json"
 
@@ -84,6 +85,7 @@ enum DoctorCommand: Command {
     }
 
     private static func launcher(_ arguments: ParsedArguments, timeout: Int) throws -> any AdapterLauncher {
+        if let socket = try SocketOptions.launcher(arguments, timeout: timeout) { return socket }
         let command = arguments.value("adapter") ?? ReferenceAdapterExecutable.commandLine
         return ProcessAdapterLauncher(commandLine: command, timeout: .seconds(timeout), loopbackPort: try RunCommand.loopbackPort(arguments))
     }

@@ -12,7 +12,7 @@ import SpecModel
 enum ExploreCommand: Command {
     static let name = "explore"
     static let summary = "Explore generated scenarios and schedules; shrink each failure to a case."
-    static let usage = "session-conformance explore [--runs N] [--seed S] [--adapter COMMAND | --variant NAME] [--world FILE|NAME] [--jobs N] [--strategy guided|random] [--time-budget SECONDS] [--shard I/N] [--replay S:K] [--shrink-dir DIR] [--no-shrink] [--real-kills] [--no-pin] [--report FORMAT[=PATH]]..."
+    static let usage = "session-conformance explore [--runs N] [--seed S] [--adapter COMMAND | --variant NAME | --listen HOST:PORT --launch COMMAND [--kill COMMAND]] [--world FILE|NAME] [--jobs N] [--strategy guided|random] [--time-budget SECONDS] [--shard I/N] [--replay S:K] [--shrink-dir DIR] [--no-shrink] [--real-kills] [--no-pin] [--report FORMAT[=PATH]]..."
     static let discussion = """
         Plays N generated runs against a client (the in-process reference by default). Run K of seed S is a
         program in the case language, generated from one seeded stream: launch, sign-in, bursts of requests,
@@ -35,7 +35,9 @@ enum ExploreCommand: Command {
         exactly once, and 'session-conformance merge' joins their JSON reports, each distinct failure once.
         --variant NAME explores a known-bad client of 'session-conformance mutants' (in-process), to see
         what the explorer finds. --report writes the exploration's report as 'run' does (the same formats,
-        default paths and path rules; a report that cannot be written exits 2).
+        default paths and path rules; a report that cannot be written exits 2). --listen HOST:PORT --launch
+        COMMAND [--kill COMMAND] explores a client that connects over TCP, as 'run' does (one job; every kill a
+        real one).
 
         Kills through an adapter that declares 'reset': in run K, when K is a multiple of 8, every kill ends the
         adapter's process and the relaunch starts a new one, as 'run' always does; in the other runs a kill ends
@@ -76,7 +78,7 @@ enum ExploreCommand: Command {
         OptionSpec(name: "spec-root", kind: .value(placeholder: "DIR"), help: "The spec folder (default Specs, else the Specs beside the executable)."),
         OptionSpec(name: "report", kind: .value(placeholder: "FORMAT[=PATH]"),
                    help: "Write a report: json, junit, markdown, html, tap or badge (repeatable)."),
-    ]
+    ] + SocketOptions.options
 
     static func run(_ arguments: ParsedArguments, console: any Console) throws -> ExitCode {
         try run(arguments, console: console, launcher: nil)
@@ -211,6 +213,7 @@ enum ExploreCommand: Command {
     }
 
     private static func makeLauncher(_ arguments: ParsedArguments, timeout: Int) throws -> any AdapterLauncher {
+        if let socket = try SocketOptions.launcher(arguments, timeout: timeout) { return socket }
         if let command = arguments.value("adapter") {
             guard arguments.value("variant") == nil else { throw UsageError("give --adapter or --variant, not both") }
             return ProcessAdapterLauncher(commandLine: command, timeout: .seconds(timeout))

@@ -81,6 +81,7 @@ extension ExploreCommand {
             if let adapter = arguments.value("adapter") {
                 adapterOptions += " --adapter " + ShellWord.quoted(adapter)
             }
+            adapterOptions += SocketOptions.reproduce(arguments)
             if arguments.value("timeout") != nil { adapterOptions += " --timeout \(timeout)" }
             clientOptions = adapterOptions
             if options.processDeathEvery == 1 { adapterOptions += " --real-kills" }

@@ -8,7 +8,7 @@ import SpecModel
 enum RunCommand: Command {
     static let name = "run"
     static let summary = "Run the acceptance cases against a client and report per requirement."
-    static let usage = "session-conformance run [--adapter COMMAND [--no-reset] [--loopback-port PORT]] [--connection in-process|process] [--case ID]... [-k|--filter PATTERN]... [--requirement ID]... [--rerun-failed REPORT.json [--override-report]] [--seed N] [--timeout SECONDS] [--jobs N] [--report FORMAT[=PATH]]... [--expected-failures FILE] [--write-expected-failures FILE] [--shard I/N] [--world FILE|NAME]"
+    static let usage = "session-conformance run [--adapter COMMAND [--no-reset] [--loopback-port PORT] | --listen HOST:PORT --launch COMMAND [--kill COMMAND]] [--connection in-process|process] [--case ID]... [-k|--filter PATTERN]... [--requirement ID]... [--rerun-failed REPORT.json [--override-report]] [--seed N] [--timeout SECONDS] [--jobs N] [--report FORMAT[=PATH]]... [--expected-failures FILE] [--write-expected-failures FILE] [--shard I/N] [--world FILE|NAME]"
     static let discussion = """
         Without --adapter, the built-in reference implementation (SessionKit) is certified, in-process by
         default or as its own process with --connection process. --adapter runs an external client: the
@@ -20,6 +20,13 @@ enum RunCommand: Command {
         --timeout for every 100 commands a step sends (a 'request' with count 1000 gets 11 times as long). An adapter that declares 'reset'
         keeps one process across cases (reset between them); every kill still ends its process, and the
         relaunch starts a new one. --no-reset starts a process per case anyway.
+
+        A client that runs elsewhere (an app on a simulator, an emulator or a device) connects over TCP instead:
+        --listen HOST:PORT --launch COMMAND [--kill COMMAND]. The runner listens on HOST:PORT, runs the launch
+        command for every client instance and waits --timeout for it to connect; the kill command ends the
+        instance at a kill (without one, the launch command's process group is ended). {port} in either
+        command is the port listened on (port 0: a free one). One client at a time (--jobs 1); every instance is
+        a new launch (docs/adapter-protocol.md, Socket transport).
 
         Reports: --report FORMAT[=PATH], repeatable, writes the run's compliance report as json, junit,
         markdown, html, tap or badge (default path session-conformance-report.FORMAT, .junit.xml, .md and
@@ -122,7 +129,7 @@ enum RunCommand: Command {
                    help: "The world profile: a file, or json-v1 or rfc6749 (default: json-v1; rfc6749 for loopback HTTP)."),
         OptionSpec(name: "trace-limit", kind: .value(placeholder: "N"),
                    help: "Trace events a case keeps in reports (default 1000; 0 keeps all)."),
-    ]
+    ] + SocketOptions.options
 
     static func run(_ arguments: ParsedArguments, console: any Console) throws -> ExitCode {
         try run(arguments, console: console, launcher: nil)
@@ -214,6 +221,7 @@ enum RunCommand: Command {
             command += " --adapter " + ShellWord.quoted(adapter)
         }
         if let connection = arguments.value("connection"), connection != "in-process" { command += " --connection \(connection)" }
+        command += SocketOptions.reproduce(arguments)
         if let timeout = arguments.value("timeout") { command += " --timeout \(timeout)" }
         command += WorldArgument.reproduceOption(arguments)
         if let root = arguments.value("spec-root").map({ WorkingDirectory.relative($0) }), root != "Specs" { command += " --spec-root '\(root)'" }
@@ -240,6 +248,7 @@ enum RunCommand: Command {
     }
 
     private static func makeLauncher(_ arguments: ParsedArguments, timeout: Int) throws -> any AdapterLauncher {
+        if let socket = try SocketOptions.launcher(arguments, timeout: timeout) { return socket }
         if let command = arguments.value("adapter") {
             if arguments.value("connection") != nil {
                 throw UsageError("--connection applies to the built-in reference only", hint: "drop it when you pass --adapter")
