@@ -93,6 +93,7 @@ let package = Package(
                                    "TestProcessGuard", "LongTests", "JSONCore", "POSIXSync", "PythonRunner", "ProcessProbes",
                                    "AdapterKit", "ReferenceAdapter"]),
         .testTarget(name: "SessionKitTests", dependencies: ["SessionKit", "SessionKitTesting", "SimulatedWorld"]),
+        .testTarget(name: "AdapterKitTests", dependencies: ["AdapterKit"]),
         .testTarget(name: "ConformanceProtocolTests", dependencies: ["ConformanceProtocol", "JSONCore", "PythonRunner"]),
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
         // Mutation fuzzing of Specs/: a bounded run in `swift test`, longer with SESSION_CONFORMANCE_FUZZ_*.

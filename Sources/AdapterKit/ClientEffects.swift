@@ -41,6 +41,26 @@ public final class ClientEffects: Sendable {
         }
     }
 
+    /// `http` with a deadline on the runner's virtual clock, as a real stack's request timeout: the request races a
+    /// `sleep` of `seconds`. When the sleep ends first the request is abandoned (`abandon`, reason `timeout`: the
+    /// runner stops holding it and never answers it) and the outcome is a `timeout` failure, indefinite (the server
+    /// may have processed it); when the request is answered first the sleep is abandoned
+    /// (docs/porting-guide.md, Real-time waits).
+    public func http(_ request: HTTPRequestMessage, deadline seconds: Double) async -> HTTPOutcome {
+        let cause = CommandContext.id
+        guard let (first, reply) = await bridge.first({ .http(id: $0, cause: cause, request) }, { .sleep(id: $0, seconds: seconds) },
+                                                       abandoning: (first: "timeout", second: "answered"))
+        else { return .cancelled }
+        guard first else {
+            return .failure(ErrorInfo(code: "timeout", message: "no response within \(seconds) s", definite: false))
+        }
+        switch reply {
+        case .response(let response): return .response(response)
+        case .failure(let info): return .failure(info)
+        default: return .failure(ErrorInfo(code: "connectionLost", message: "unexpected reply", definite: false))
+        }
+    }
+
     /// A secure-storage read: the value (nil when absent), or the error (`locked`).
     public func secureGet(_ key: String) async -> Result<String?, StorageFailure> {
         switch await bridge.request({ .storage(id: $0, operation: .get, key: key, value: nil, accessibility: nil) }) {

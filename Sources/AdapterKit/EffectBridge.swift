@@ -50,9 +50,78 @@ final class EffectBridge: @unchecked Sendable {
         }
     }
 
+    /// Sends two effects and waits for the reply of whichever is answered first; the other is abandoned (an
+    /// `abandon` message with `reason`, so the runner stops holding it). Nil when the wait was cancelled: both
+    /// are abandoned then.
+    func first(_ makeFirst: (String) -> AdapterMessage, _ makeSecond: (String) -> AdapterMessage,
+               abandoning reasons: (first: String, second: String)) async -> (first: Bool, reply: ReplyBody)? {
+        let ids = lock.withLock {
+            nextEffect += 2
+            return ("e\(nextEffect - 1)", "e\(nextEffect)")
+        }
+        let once = FirstReply()
+        let answer: (String, ReplyBody)? = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<(String, ReplyBody)?, Never>) in
+                once.set(continuation)
+                lock.withLock {
+                    for id in [ids.0, ids.1] {
+                        racing[id] = once
+                    }
+                    outbox.append(makeFirst(ids.0))
+                    outbox.append(makeSecond(ids.1))
+                }
+            }
+        } onCancel: {
+            once.resume(nil)
+        }
+        lock.withLock {
+            racing[ids.0] = nil
+            racing[ids.1] = nil
+            switch answer?.0 {
+            case ids.0?: outbox.append(.abandon(id: ids.1, reason: reasons.second))
+            case ids.1?: outbox.append(.abandon(id: ids.0, reason: reasons.first))
+            default:
+                outbox.append(.abandon(id: ids.0, reason: "cancelled"))
+                outbox.append(.abandon(id: ids.1, reason: "cancelled"))
+            }
+        }
+        return answer.map { ($0.0 == ids.0, $0.1) }
+    }
+
+    /// Races of `first`, by effect id.
+    private var racing: [String: FirstReply] = [:]
+
     /// Delivers the runner's reply; a reply to an effect nobody waits for any more is dropped.
     func deliver(_ id: String, _ body: ReplyBody) {
-        let continuation = lock.withLock { waiting.removeValue(forKey: id) }
+        let (continuation, race) = lock.withLock { (waiting.removeValue(forKey: id), racing.removeValue(forKey: id)) }
         continuation?.resume(returning: body)
+        race?.resume((id, body))
+    }
+}
+
+/// The continuation of a race between two effects, resumed once: by the first reply, or by cancellation.
+private final class FirstReply: @unchecked Sendable {
+    // @unchecked: `continuation` and `result` are guarded by `lock`.
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<(String, ReplyBody)?, Never>?
+    private var result: (String, ReplyBody)??
+
+    func set(_ continuation: CheckedContinuation<(String, ReplyBody)?, Never>) {
+        let ready: (String, ReplyBody)?? = lock.withLock {
+            if case .some(let value) = result { return .some(value) }
+            self.continuation = continuation
+            return .none
+        }
+        if let ready { continuation.resume(returning: ready) }
+    }
+
+    func resume(_ value: (String, ReplyBody)?) {
+        let waiting: CheckedContinuation<(String, ReplyBody)?, Never>? = lock.withLock {
+            if case .some = result { return nil }
+            result = .some(value)
+            defer { continuation = nil }
+            return continuation
+        }
+        waiting?.resume(returning: value)
     }
 }

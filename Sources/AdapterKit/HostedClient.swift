@@ -1,6 +1,15 @@
-public import ConformanceProtocol
+// One import brings every type AdapterKit's API exposes: the protocol's messages (and, through them, JSONValue).
+@_exported public import ConformanceProtocol
 
 /// A client written against `ClientEffects`, hosted by `HostedClientAdapter` behind protocol v1.
+///
+/// Where its code runs: `perform` and every task the client starts inherit the host's one serial executor
+/// (`ClientEffects.taskExecutor`), which the host drains after each runner message; so the client is idle whenever
+/// the host answers a barrier, and the same messages in give the same messages out. An `actor` of the client runs
+/// its methods on its own executor: give it `ClientEffects.taskExecutor` as its unowned executor (or keep its work
+/// in tasks started with `Task(executorPreference: effects.taskExecutor)`), or its jobs run on the global pool, the
+/// host cannot tell when it is idle, and barriers are answered too early. A plain `Task {}` started inside
+/// `perform` inherits the executor preference; a `Task.detached` does not.
 public protocol HostedClient: AnyObject, Sendable {
     /// Created when the runner's `welcome` arrives.
     init(effects: ClientEffects)
@@ -13,10 +22,15 @@ public struct HostedClientIdentity: Sendable {
     public var implementation: ImplementationInfo
     public var capabilities: [String]
     public var offlineResources: [String]
+    /// What starts the client's refreshes (`unauthorized`, `expiry`, `background`); nil: not declared, the runner
+    /// finds out (docs/adapter-protocol.md, Handshake).
+    public var refreshTriggers: [String]?
 
-    public init(implementation: ImplementationInfo, capabilities: [String], offlineResources: [String] = []) {
+    public init(implementation: ImplementationInfo, capabilities: [String], offlineResources: [String] = [],
+                refreshTriggers: [String]? = nil) {
         self.implementation = implementation
         self.capabilities = capabilities
         self.offlineResources = offlineResources
+        self.refreshTriggers = refreshTriggers
     }
 }

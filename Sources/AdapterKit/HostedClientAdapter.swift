@@ -19,7 +19,8 @@ public final class HostedClientAdapter<Client: HostedClient>: InProcessClient, @
 
     public func start() -> [AdapterMessage] {
         [.hello(protocolVersion: adapterProtocolVersion, implementation: identity.implementation,
-                capabilities: identity.capabilities, offlineResources: identity.offlineResources)]
+                capabilities: identity.capabilities, offlineResources: identity.offlineResources,
+                refreshTriggers: identity.refreshTriggers)]
     }
 
     public func handle(_ message: RunnerMessage) -> [AdapterMessage] {

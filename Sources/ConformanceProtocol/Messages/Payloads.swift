@@ -1,4 +1,5 @@
-public import JSONCore
+// JSONValue is part of the protocol's API: importing ConformanceProtocol (or AdapterKit) brings it.
+@_exported public import JSONCore
 
 /// Who the client under test is, from its `hello`.
 public struct ImplementationInfo: Sendable, Hashable {
