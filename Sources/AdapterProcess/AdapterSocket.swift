@@ -81,6 +81,8 @@ private func systemAccept(_ fd: Int32) -> Int32 {
 public final class AdapterSocket {
     private let descriptor: Int32
     private var framer = JSONLineFramer()
+    /// What one read(2) fills; kept, so a read allocates nothing.
+    private var buffer = [UInt8](repeating: 0, count: 64 * 1024)
     private var pending: [String] = []
     private var ended: Received?
     private var closed = false
@@ -138,7 +140,6 @@ public final class AdapterSocket {
                 continue
             }
             guard ready else { return .timedOut }
-            var buffer = [UInt8](repeating: 0, count: 64 * 1024)
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count < 0, errno == EINTR || errno == EAGAIN { continue }
             guard count > 0 else {

@@ -61,8 +61,7 @@ public struct AdapterDoctor: Sendable {
         self.machine = machine
     }
 
-    /// `progress` is called after each probe, with its result and its diagnoses.
-    public func examine(progress: (DoctorReport.Probe, [Diagnosis]) -> Void = { _, _ in }) -> DoctorReport {
+    public func examine() -> DoctorReport {
         defer { launcher.stopIdle() }
         let cases = DoctorProbes.cases()
         let declared: AdapterProbe
@@ -76,8 +75,7 @@ public struct AdapterDoctor: Sendable {
         let hello = DoctorReport.Hello(implementation: declared.implementation, capabilities: declared.capabilities,
                                        httpMode: declared.httpMode,
                                        refreshTriggers: declared.refreshTriggers.map { $0.map(\.rawValue).sorted() })
-        let fallback: WorldProfile = declared.httpMode == .loopback ? .rfc6749 : .jsonV1
-        let world = world ?? worlds.first { $0.name == fallback.name } ?? fallback
+        let world = world ?? SuiteRunner.defaultWorld(for: declared.httpMode, among: worlds)
         var diagnoses = Self.helloNotes(hello)
         var probes: [DoctorReport.Probe] = []
         var stopped = false
@@ -109,8 +107,7 @@ public struct AdapterDoctor: Sendable {
                                        seen: "the probe took \(Self.tenths(seconds)) s of real time for \(probeCase.steps.count) steps"))
             }
             let status: DoctorReport.Probe.Status = stopped ? .error : found.contains { $0.severity == .problem } ? .problems : .ok
-            let result = DoctorReport.Probe(id: probeCase.id, title: probeCase.title, status: status, seconds: seconds)
-            probes.append(result)
+            probes.append(DoctorReport.Probe(id: probeCase.id, title: probeCase.title, status: status, seconds: seconds))
             for diagnosis in found {
                 if let earlier = diagnoses.firstIndex(where: { $0.check == diagnosis.check && $0.seen == diagnosis.seen }) {
                     diagnoses[earlier].alsoIn.append(probeCase.id)
@@ -118,7 +115,6 @@ public struct AdapterDoctor: Sendable {
                     diagnoses.append(diagnosis)
                 }
             }
-            progress(result, found)
         }
         return DoctorReport(adapter: launcher.description, hello: hello, probes: probes, diagnoses: diagnoses)
     }

@@ -46,8 +46,7 @@ struct TraceDiagnosis {
         if let wait = outcome.trace.realTimeWaits.first {
             found.append(Self.realTimeWait(wait, probe: probe))
         }
-        if probe == "deadline", index.exchanges.contains(where: { $0.request.path.hasPrefix("/resources/") }),
-           !index.exchanges.contains(where: { $0.abandonEvent != nil }) {
+        if probe == "deadline", !resources.isEmpty, !index.exchanges.contains(where: { $0.abandonEvent != nil }) {
             found.append(Diagnosis(.noDeadline, probe: probe,
                                    seen: "the world held a request for 120 s of the virtual clock and the client did not give up on it"))
         }

@@ -120,8 +120,13 @@ public struct SuiteRunner: Sendable {
     /// The profile a run without `--world` uses: the spec's `json-v1` for in-process and message-mode
     /// adapters, its `rfc6749` for loopback HTTP (the built-in ones when the spec has no `worlds/`).
     public func defaultWorld(for mode: HTTPMode) -> WorldProfile {
+        Self.defaultWorld(for: mode, among: bundle.worlds)
+    }
+
+    /// The default profile for `mode`, from `worlds` (a spec's) when it has one of that name.
+    public static func defaultWorld(for mode: HTTPMode, among worlds: [WorldProfile]) -> WorldProfile {
         let fallback: WorldProfile = mode == .loopback ? .rfc6749 : .jsonV1
-        return bundle.worlds.first { $0.name == fallback.name } ?? fallback
+        return worlds.first { $0.name == fallback.name } ?? fallback
     }
 
     /// Starts the client once to read its identity and capabilities.

@@ -48,10 +48,7 @@ enum DoctorCommand: Command {
             throw UsageError("unexpected argument '\(arguments.positionals[0])'", hint: "doctor takes options only")
         }
         let reportPath = try reportPath(arguments)
-        let timeout = try arguments.value("timeout").map { text in
-            guard let value = Int(text), value >= 1 else { throw UsageError("--timeout takes a whole number of seconds, at least 1, not '\(text)'") }
-            return value
-        } ?? 10
+        let timeout = try RunCommand.stepTimeout(arguments)
         let console = try ReportOnStandardOutputConsole.for(reportPath.map { [$0] } ?? [], console)
         let specRoot = try DefaultSpecRoot.chosen(arguments)
         let lint = SpecLinter.lint(paths: [specRoot], specRoot: specRoot, checkedInvariants: Oracles.checkedInvariants)

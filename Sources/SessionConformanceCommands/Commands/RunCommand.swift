@@ -146,7 +146,7 @@ enum RunCommand: Command {
         let traceLimit = try number(arguments, "trace-limit", default: ReportContext.defaultTraceLimit, as: Int.self)
         guard traceLimit >= 0 else { throw UsageError("--trace-limit must be 0 (no limit) or more") }
         guard jobs >= 1 else { throw UsageError("--jobs must be at least 1") }
-        guard try number(arguments, "timeout", default: 10, as: Int.self) >= 1 else { throw UsageError("--timeout must be at least 1 second") }
+        let timeout = try stepTimeout(arguments)
         let requests = try reportRequests(arguments)
         // A report on standard output keeps it: the summary goes to standard error.
         let console = try ReportOnStandardOutputConsole.for(requests.map(\.path) + (arguments.values["write-expected-failures"] ?? []), console)
@@ -158,7 +158,6 @@ enum RunCommand: Command {
             return .specOrUsageError
         }
         try RerunReport.check(arguments, bundle: lint.bundle)
-        let timeout = try number(arguments, "timeout", default: 10, as: Int.self)
         let launcher = try given ?? makeLauncher(arguments, timeout: timeout)
         guard let filters = try selection(arguments, bundle: lint.bundle, console: console) else { return .success }
         var options = RunOptions(seed: seed, jobs: jobs, filters: filters)
@@ -264,6 +263,13 @@ enum RunCommand: Command {
         case let other:
             throw UsageError("unknown connection '\(other)'", hint: "use in-process or process")
         }
+    }
+
+    /// `--timeout SECONDS`: a whole number, at least 1 (default 10).
+    static func stepTimeout(_ arguments: ParsedArguments) throws -> Int {
+        let timeout = try number(arguments, "timeout", default: 10, as: Int.self)
+        guard timeout >= 1 else { throw UsageError("--timeout must be at least 1 second") }
+        return timeout
     }
 
     /// `--loopback-port PORT`, or nil without it.
