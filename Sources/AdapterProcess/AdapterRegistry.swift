@@ -64,10 +64,33 @@ public enum AdapterRegistry {
 
     /// SIGKILL to every registered adapter and its process group, then a sweep: for an interruption.
     public static func killAll() {
-        state.withLock { current in
+        let (killed, tracked) = state.withLock { current in
             for processID in current.processes { signalProcessAndGroup(processID, SIGKILL) }
+            return (current.processes, current.tracksDescendants)
         }
+        // SIGKILL takes effect asynchronously: until an adapter has exited, a descendant that escaped its group is
+        // still the adapter's child, not yet the runner's orphan, and a sweep now would miss it.
+        if tracked { awaitExit(of: killed, polls: 400) }
         sweepOrphans()
+    }
+
+    /// Polls, 5 ms apart, until every one of `processIDs` has exited (a zombie, or reaped meanwhile by its
+    /// ``AdapterProcess``), without reaping any.
+    private static func awaitExit(of processIDs: Set<pid_t>, polls: Int) {
+        var waiting = processIDs
+        for _ in 0..<polls where !waiting.isEmpty {
+            waiting = waiting.filter { processID in
+                var info = siginfo_t()
+                let result = waitid(P_PID, id_t(processID), &info, WEXITED | WNOWAIT | WNOHANG)
+                if result != 0 { return errno == EINTR }
+                #if canImport(Darwin)
+                return info.si_pid == 0
+                #else
+                return info._sifields._sigchld.si_pid == 0
+                #endif
+            }
+            if !waiting.isEmpty { usleep(5_000) }
+        }
     }
 
     /// Kills and reaps every child of the runner that is not a registered adapter (adopted orphans), and

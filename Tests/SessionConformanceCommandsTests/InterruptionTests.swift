@@ -152,7 +152,8 @@ struct InterruptionTests {
         #expect(report == nil)
         // 128 plus the signal the reading thread saw second: the kernel may deliver the two in either order.
         #expect(status == 130 || status == 143)
-        // The runner sends SIGKILL and exits without waiting for them to die.
+        // The runner waits for its adapters to exit, so their escaped descendants are its orphans, sends those SIGKILL
+        // too and exits without waiting for them to die.
         for descendant in descendants { #expect(!Self.stillRunningAfterKill(descendant), "process \(descendant) was left behind") }
     }
 
