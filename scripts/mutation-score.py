@@ -48,13 +48,14 @@ import time
 COSMIC_RAY = "8.7.0"
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLE = os.path.join(ROOT, "Examples", "adapters", "python")
+KIT = os.path.join(ROOT, "kits", "python", "src", "session_conformance_kit")
 CLIENT = "session_client.py"
 SURVIVORS = os.path.join(ROOT, "scripts", "mutation-survivors.txt")
 PASSING = {"pass", "notTestable"}
 KINDS = ("equivalent", "conforming", "gap")
 
 
-# --- the test command: one mutant, in a folder holding adapter.py and the mutated session_client.py ----------------
+# --- the test command: one mutant, in a folder holding adapter.py, its kit and the mutated session_client.py -------
 
 def play(cli, folder, explore_runs):
     """Exit status of the suite against the client in `folder`: 0 when it survives every step, 1 when killed."""
@@ -168,6 +169,9 @@ def main():
         folder = tempfile.mkdtemp(prefix=f"mutation-job{job}-")
         for name in ("adapter.py", CLIENT):
             shutil.copy(os.path.join(EXAMPLE, name), folder)
+        # The kit the glue runs on, beside it: adapter.py imports it from its own folder first.
+        shutil.copytree(KIT, os.path.join(folder, "session_conformance_kit"),
+                        ignore=shutil.ignore_patterns("__pycache__"))
         folders.append(folder)
 
     def test_command(folder):

@@ -7,6 +7,8 @@
 #     Specs/                                  the specs the CLI reads when no --spec-root is given and the
 #                                             working directory has no Specs/ (they sit beside the CLI)
 #     README.md, CHANGELOG.md, docs/
+#     kits/                                   the adapter kits' sources (Python, JavaScript, JVM), installable
+#                                             from the archive as from a checkout (docs/porting-guide.md, section 6)
 # and, beside the archive, session-conformance-<version>-<os>-<arch>.tar.gz.sha256 (`sha256sum -c` reads it).
 # Usage: scripts/package.sh [output-directory]   (default: .build/dist); prints the archive's path last.
 # SESSION_CONFORMANCE_SKIP_BUILD=1 packages the binaries already built, from SESSION_CONFORMANCE_BIN_DIR
@@ -79,6 +81,13 @@ strip "$stage/$name/session-conformance" "$stage/$name/session-conformance-refer
 cp -R Specs "$stage/$name/Specs"
 cp README.md CHANGELOG.md "$stage/$name/"
 cp docs/*.md docs/*.json "$stage/$name/docs/"
+# The kits as committed: no build output, installed package or cache a local run left beside them.
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    git ls-files -z kits | tar -c --null -T - -f - | tar -x -f - -C "$stage/$name"
+else
+    cp -R kits "$stage/$name/kits"
+    find "$stage/$name/kits" \( -name build -o -name node_modules -o -name __pycache__ -o -name '*.egg-info' \) -prune -exec rm -rf {} +
+fi
 
 mkdir -p "$out_dir"
 tar -C "$stage" -czf "$out_dir/$name.tar.gz" "$name"

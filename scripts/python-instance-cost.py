@@ -28,20 +28,22 @@ EXAMPLE = os.path.join(ROOT, "Examples", "adapters", "python")
 
 
 def import_example():
+    """The example's glue and the kit it runs on (the installed kit, else the checkout's kits/python/src)."""
     sys.path.insert(0, EXAMPLE)
     import adapter  # noqa: PLC0415 - the example, as its zygote imports it
+    import session_conformance_kit  # noqa: PLC0415
 
-    return adapter
+    return adapter, session_conformance_kit
 
 
 def serve(folder, example_arguments):
     """Runs the example's adapter, recording what each instance read and, at its reaping, its rusage."""
-    adapter = import_example()
-    runner_lines = adapter.runner_lines
+    adapter, kit = import_example()
+    runner_lines = kit.host.runner_lines
 
-    def recorded_lines(host_of):
+    def recorded_lines(host_of, read=None):
         with open(os.path.join(folder, f"lines.{os.getpid()}"), "ab", buffering=0) as record:
-            for line in runner_lines(host_of):
+            for line in runner_lines(host_of, read):
                 record.write(line + b"\n")
                 yield line
 
@@ -51,13 +53,12 @@ def serve(folder, example_arguments):
             record.write(f"{usage.ru_utime} {usage.ru_stime} {usage.ru_minflt}\n")
         return pid, status
 
-    adapter.runner_lines = recorded_lines
+    kit.host.runner_lines = recorded_lines  # what the kit's serve reads with
     os.waitpid = waitpid  # the zygote reaps its instances with it
-    sys.argv = [os.path.join(EXAMPLE, "adapter.py"), *example_arguments]
-    adapter.main()
+    adapter.main(example_arguments)
 
 
-def replay(adapter, lines):
+def replay(kit, make_client, settings, lines):
     """Plays one instance's messages into a host as `serve` does, dropping what the host writes."""
     host = None
     for line in lines:
@@ -74,7 +75,7 @@ def replay(adapter, lines):
         if host is None:
             if kind != "welcome":
                 continue
-            host = adapter.Host()
+            host = kit.Host(make_client, settings, write=lambda data: None)
         host.handle(message)
         host._output.clear()  # noqa: SLF001
     if host is not None:
@@ -96,16 +97,17 @@ def measure(cli, runs, seed, jobs):
     if not usages or not instances:
         sys.exit("python-instance-cost: the exploration recorded no instance")
 
-    adapter = import_example()
+    adapter, kit = import_example()
+    make_client, settings = adapter.configure([])
     # Cold first, from a process prepared as the zygote prepares itself before it forks: its rehearsal, then gc.freeze.
-    adapter.rehearse({"loopback": False, "refresh_mode": "before-use", "declare_triggers": False})
+    kit.rehearse(make_client, settings, settings.rehearsal)
     gc.collect()
     gc.freeze()
     cold_cpu, cold_faults = 0.0, 0
     for lines in instances:
         child = os.fork()
         if child == 0:
-            replay(adapter, lines)
+            replay(kit, make_client, settings, lines)
             os._exit(0)
         _, _, usage = os.wait4(child, 0)
         cold_cpu += usage.ru_utime + usage.ru_stime
@@ -113,10 +115,10 @@ def measure(cli, runs, seed, jobs):
     cold = cold_cpu / len(instances)
 
     for lines in instances:  # once, so that the warm pass below is warm
-        replay(adapter, lines)
+        replay(kit, make_client, settings, lines)
     started = time.process_time()
     for lines in instances:
-        replay(adapter, lines)
+        replay(kit, make_client, settings, lines)
     warm = (time.process_time() - started) / len(instances)
 
     played = sum(user + system for user, system, _ in usages) / len(usages)

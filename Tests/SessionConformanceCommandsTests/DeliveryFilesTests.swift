@@ -127,6 +127,11 @@ struct DeliveryFilesTests {
             #expect(FileManager.default.isExecutableFile(atPath: unpacked.appendingPathComponent(executable).path), "\(executable)")
         }
         #expect(FileManager.default.fileExists(atPath: unpacked.appendingPathComponent("Specs/requirements.yaml").path))
+        // The kits as committed, installable from the archive as the tutorials install them from a checkout.
+        for file in ["kits/python/pyproject.toml", "kits/javascript/package.json", "kits/jvm/build.sh"] {
+            #expect(FileManager.default.fileExists(atPath: unpacked.appendingPathComponent(file).path), "\(file)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: unpacked.appendingPathComponent("kits/jvm/build").path), "no build output")
 
         // From a folder with no Specs/, through a symlink as in the image, the CLI lints its bundled specs.
         let elsewhere = directory.appendingPathComponent("elsewhere")

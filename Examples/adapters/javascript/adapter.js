@@ -8,12 +8,22 @@
 //
 // axios is Debian's node-axios (apt-get install node-axios), found through NODE_PATH.
 // --request-timeout gives every request a deadline on the runner's virtual clock, as axios's `timeout` does in
-// an app (in real time there): see `withDeadline` below. Without it no request has one, as axios's default (0).
+// an app (in real time there): the kit's `instrumentAxios(instance, { deadline })`. Without it no request has one,
+// as axios's default (0). The protocol (stdin/stdout, barriers, counting, deadlines) is kits/javascript.
 
+const path = require('path');
 const axios = require('axios');
-const { Host, causeStorage } = require('./host');
 
-const host = new Host();
+/** The kit: installed (npm install path/to/session-conformance/kits/javascript), else the checkout's. */
+function requireKit() {
+  try {
+    return require('session-conformance-kit');
+  } catch (error) {
+    if (error.code !== 'MODULE_NOT_FOUND') throw error;
+    return require(path.join(__dirname, '..', '..', '..', 'kits', 'javascript'));
+  }
+}
+const { runAdapter } = requireKit();
 
 /** `--request-timeout SECONDS`: the deadline of every request, in seconds of the runner's clock; null: none. */
 function requestTimeoutOption(argv) {
@@ -27,43 +37,6 @@ function requestTimeoutOption(argv) {
   return seconds;
 }
 const REQUEST_TIMEOUT = requestTimeoutOption(process.argv.slice(2));
-
-/** axios's `timeout` on the runner's virtual clock (docs/porting-guide.md, Real-time waits): a request interceptor
- *  tags each request and races it against a `sleep` of `seconds`; when the sleep ends first, the request is
- *  abandoned (the runner is told before axios aborts it) and fails as axios's own timeout does (ECONNABORTED);
- *  when the response or an error comes first, the sleep is woken (abandoned). A retry goes through the request
- *  interceptors again: a new tag and a new deadline. Registered before any other interceptor of the instance,
- *  so its request side runs last (after the headers are set) and its response side first (the 401 interceptor
- *  sees the timeout, not the cancellation). */
-function withDeadline(instance, seconds) {
-  instance.interceptors.request.use((config) => {
-    const tag = host.newTag();
-    const controller = new AbortController();
-    const deadline = host.sleep(seconds);
-    deadline.done.then((reply) => {
-      if (!reply) return; // woken: the request ended first
-      host.abandonRequest(tag);
-      controller.abort(); // axios rejects with a CanceledError
-    });
-    config.headers['X-Conformance-Request'] = tag;
-    config.signal = controller.signal;
-    config._deadline = deadline;
-    return config;
-  });
-  const settled = (config) => {
-    if (config && config._deadline) config._deadline.wake();
-  };
-  instance.interceptors.response.use((response) => {
-    settled(response.config);
-    return response;
-  }, (error) => {
-    settled(error.config);
-    if (axios.isCancel(error)) {
-      throw new axios.AxiosError(`timeout of ${seconds}s exceeded`, 'ECONNABORTED', error.config);
-    }
-    throw error;
-  });
-}
 
 // Specs/state-machine.yaml: id -> [from, to, generation increments]
 const TRANSITIONS = {
@@ -95,53 +68,44 @@ class AuthRejected extends AppError {
   constructor() { super('sessionEnded', 'the server rejected the session'); }
 }
 
-/** Tokens in secure storage: both in ONE item, readable after first unlock (for background refresh). */
-const tokenStore = {
+/** Tokens in secure storage (the kit's `storage` effects): both in ONE item, readable after first unlock (for
+ *  background refresh). */
+class TokenStore {
+  constructor(storage) { this.storage = storage; }
+
   async read() {
-    const reply = await host.effect({ type: 'storage', op: 'get', key: 'auth.tokens' });
-    if (reply.error) throw new AppError('storageUnavailable', 'secure storage is locked');
-    return reply.value ? JSON.parse(reply.value) : null;
-  },
+    let value;
+    try { value = await this.storage.get('auth.tokens'); } catch (error) { throw new AppError('storageUnavailable', 'secure storage is locked'); }
+    return value ? JSON.parse(value) : null;
+  }
+
   async write(tokens) {
-    const reply = await host.effect({ type: 'storage', op: 'set', key: 'auth.tokens', value: JSON.stringify(tokens), accessibility: 'afterFirstUnlock' });
-    if (reply.error) throw new AppError('storageUnavailable', 'secure storage is locked');
-  },
+    try { await this.storage.set('auth.tokens', JSON.stringify(tokens), 'afterFirstUnlock'); } catch (error) { throw new AppError('storageUnavailable', 'secure storage is locked'); }
+  }
+
   async clear() {
-    await host.effect({ type: 'storage', op: 'delete', key: 'auth.tokens' });
-  },
-};
+    await this.storage.delete('auth.tokens').catch(() => {});
+  }
+}
 
 class App {
-  constructor() {
+  constructor(session) {
+    this.session = session;
+    this.tokenStore = new TokenStore(session.storage);
     this.state = 'restoring';
     this.generation = 1;
     this.tokens = null;       // { accessToken, refreshToken, account }
     this.inFlight = null;     // the one refresh promise (001)
     this.signalWaiters = [];
-  }
-
-  welcome(message) {
-    const common = {
-      baseURL: message.http.baseURL,
-      httpAgent: host.countingAgent(),
-      maxRedirects: 0,
-      proxy: false,
-      validateStatus: (status) => status >= 200 && status < 300,
-    };
-    this.api = axios.create(common);
+    const common = { maxRedirects: 0, validateStatus: (status) => status >= 200 && status < 300 };
+    // The kit counts each instance's requests for the barrier (its http.Agent), adds X-Conformance-Cause and,
+    // with --request-timeout, gives every request a deadline on the runner's clock (axios's `timeout` is real
+    // time): registered first, so they run after the interceptors below.
+    const instrument = (instance) => session.instrumentAxios(instance, { axios, deadline: REQUEST_TIMEOUT });
+    this.api = instrument(axios.create(common));
     // The refresh goes through its own instance without the 401 interceptor: a failed refresh can never
     // trigger another refresh.
-    this.authApi = axios.create(common);
-    if (REQUEST_TIMEOUT !== null) {
-      for (const instance of [this.api, this.authApi]) withDeadline(instance, REQUEST_TIMEOUT);
-    }
-    for (const instance of [this.api, this.authApi]) {
-      instance.interceptors.request.use((config) => {
-        const cause = causeStorage.getStore();
-        if (cause) config.headers['X-Conformance-Cause'] = cause;
-        return config;
-      });
-    }
+    this.authApi = instrument(axios.create(common));
     this.api.interceptors.request.use((config) => {
       if (this.tokens) config.headers.Authorization = `Bearer ${this.tokens.accessToken}`;
       return config;
@@ -161,9 +125,9 @@ class App {
   refreshOnce() {
     this.inFlight ??= (async () => {
       if (this.state === 'authenticated') this.transition('refresh-started', 'accessTokenRejected');
-      const current = await tokenStore.read();
+      const current = await this.tokenStore.read();
       const next = await this.refresh(current.refreshToken); // throws AuthRejected on invalid_grant
-      await tokenStore.write(next); // persist before anyone uses it
+      await this.tokenStore.write(next); // persist before anyone uses it
       this.tokens = next;
       if (this.state === 'refreshing') this.transition('refresh-succeeded', 'tokensRotated');
       return next;
@@ -196,20 +160,20 @@ class App {
     const [from, to, increments] = TRANSITIONS[id];
     if (increments) this.generation += 1;
     this.state = to;
-    host.send({ type: 'transition', transition: id, from, to, account: this.tokens ? this.tokens.account : null, generation: this.generation, reason });
-    host.send({ type: 'log', level: 'info', message: `transition ${id} ${from}->${to}` });
+    this.session.send({ type: 'transition', transition: id, from, to, account: this.tokens ? this.tokens.account : null, generation: this.generation, reason });
+    this.session.send({ type: 'log', level: 'info', message: `transition ${id} ${from}->${to}` });
   }
 
   async endSession(id, reason, prompt) {
     const account = this.tokens && this.tokens.account;
     this.transition(id, reason);
     this.tokens = null;
-    await tokenStore.clear();
+    await this.tokenStore.clear();
     if (account) {
-      for (const resource of this.cached) await host.effect({ type: 'preferences', op: 'delete', key: `cache/${account}/${resource}` });
+      for (const resource of this.cached) await this.session.effect({ type: 'preferences', op: 'delete', key: `cache/${account}/${resource}` });
       this.cached = new Set();
     }
-    if (prompt) host.send({ type: 'ui', event: 'signInPrompt' });
+    if (prompt) this.session.send({ type: 'ui', event: 'signInPrompt' });
   }
 
   untilSignal() {
@@ -244,10 +208,10 @@ class App {
 
   async restore() {
     this.cached = new Set();
-    host.send({ type: 'transition', transition: null, from: null, to: 'restoring', account: null, generation: this.generation, reason: 'launch' });
+    this.session.send({ type: 'transition', transition: null, from: null, to: 'restoring', account: null, generation: this.generation, reason: 'launch' });
     let stored;
     for (;;) {
-      try { stored = await tokenStore.read(); break; } catch (error) { await this.untilSignal(); }
+      try { stored = await this.tokenStore.read(); break; } catch (error) { await this.untilSignal(); }
     }
     if (!stored) {
       await this.endSession('restore-failed', 'noStoredSession', true);
@@ -283,7 +247,7 @@ class App {
       throw new AppError(error.response ? 'invalidCredentials' : 'transportFailure', 'sign-in failed');
     }
     const tokens = { accessToken: data.access_token, refreshToken: data.refresh_token, account: data.account_id };
-    await tokenStore.write(tokens);
+    await this.tokenStore.write(tokens);
     this.tokens = tokens;
     await this.api.get('/me');
     this.transition('sign-in-succeeded', 'credentialsAccepted');
@@ -313,7 +277,7 @@ class App {
       throw new AppError('invalidCredentials', 'sign-in failed');
     }
     const tokens = { accessToken: data.access_token, refreshToken: data.refresh_token, account: data.account_id };
-    await tokenStore.write(tokens);
+    await this.tokenStore.write(tokens);
     this.tokens = tokens;
     await this.api.get('/me');
     this.transition('sign-in-succeeded', 'credentialsAccepted');
@@ -324,7 +288,7 @@ class App {
     try {
       await this.authApi.post('/auth/revoke', { token: tokens.refreshToken, token_type_hint: 'refresh_token' });
     } catch (error) {
-      host.send({ type: 'log', level: 'notice', message: 'revocation failed; not retried' });
+      this.session.send({ type: 'log', level: 'notice', message: 'revocation failed; not retried' });
     }
   }
 
@@ -344,10 +308,10 @@ class App {
     try {
       const { data } = await this.api.get(`/resources/${encodeURIComponent(resource)}`);
       const account = this.tokens ? this.tokens.account : null;
-      host.send({ type: 'ui', event: 'content', resource, account, generation: this.generation, contentId: data.contentId });
+      this.session.send({ type: 'ui', event: 'content', resource, account, generation: this.generation, contentId: data.contentId });
       if (account) {
         this.cached.add(resource);
-        await host.effect({ type: 'preferences', op: 'set', key: `cache/${account}/${resource}`, value: JSON.stringify(data) });
+        await this.session.effect({ type: 'preferences', op: 'set', key: `cache/${account}/${resource}`, value: JSON.stringify(data) });
       }
       return { resource, account, contentId: data.contentId };
     } catch (error) {
@@ -358,10 +322,11 @@ class App {
   }
 }
 
-host.run({
-  type: 'hello',
-  protocol: 1,
-  implementation: { name: 'axios-refresh-once', version: '1.0.0', language: 'JavaScript', platform: `node-${process.versions.node}` },
-  capabilities: ['background-refresh'],
-  http: 'loopback',
-}, new App());
+runAdapter({
+  hello: {
+    implementation: { name: 'axios-refresh-once', version: '1.0.0', language: 'JavaScript', platform: `node-${process.versions.node}` },
+    capabilities: ['background-refresh'],
+    http: 'loopback',
+  },
+  createClient: (session) => new App(session),
+});

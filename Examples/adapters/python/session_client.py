@@ -540,7 +540,8 @@ class RevocationWorker:
                 self.client.log("notice", "revocation.retries-exhausted")
                 self.state = "idle"
                 return
-            sleeper, self.wake = self.client.effects.sleep(REVOCATION_BACKOFF.delay(failures, self.client.random.unit()))
+            sleeper = self.client.effects.sleep(REVOCATION_BACKOFF.delay(failures, self.client.random.unit()))
+            self.wake = sleeper.wake
             self.state = "backingOff"
             await sleeper
             self.wake = None
@@ -578,7 +579,8 @@ class RefreshTimer:
 
     def arm(self, seconds, generation, version):
         self.cancel()
-        sleeper, wake = self.client.effects.sleep(seconds)
+        sleeper = self.client.effects.sleep(seconds)
+        wake = sleeper.wake
         identity = object()
         self.armed = (identity, wake)
         # The timer's work is the client's own: no command is its cause.
@@ -715,7 +717,8 @@ class SessionClient:
     async def _pause_restore(self, failure, failures):
         self.restore_failure = failure
         self.log("notice", f"restore.deferred failureClass={failure} attempt={failures}")
-        sleeper, self.restore_wake = self.effects.sleep(RESTORE_BACKOFF.delay(failures, self.random.unit()))
+        sleeper = self.effects.sleep(RESTORE_BACKOFF.delay(failures, self.random.unit()))
+        self.restore_wake = sleeper.wake
         await sleeper
         self.restore_wake = None
 
@@ -1082,7 +1085,8 @@ class SessionClient:
             if not retry:
                 self.log("notice", f"refresh.retries-exhausted operation={operation_id} failureClass={failure}")
                 return
-            sleeper, operation.wake = self.effects.sleep(REFRESH_BACKOFF.delay(operation.failed_attempts, self.random.unit()))
+            sleeper = self.effects.sleep(REFRESH_BACKOFF.delay(operation.failed_attempts, self.random.unit()))
+            operation.wake = sleeper.wake
             await sleeper
             operation.wake = None
 

@@ -4,6 +4,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 import com.google.api.client.auth.oauth2.BearerToken;
 import com.google.api.client.auth.oauth2.ClientParametersAuthentication;
@@ -24,7 +25,14 @@ import com.google.api.client.http.HttpTransport;
 import com.google.api.client.http.apache.ApacheHttpTransport;
 import com.google.api.client.json.JsonFactory;
 import com.google.api.client.json.gson.GsonFactory;
+import com.google.api.client.http.HttpExecuteInterceptor;
+import com.google.api.client.http.HttpUnsuccessfulResponseHandler;
 import com.google.api.client.util.Clock;
+import org.sessionconformance.kit.AppError;
+import org.sessionconformance.kit.Client;
+import org.sessionconformance.kit.Host;
+import org.sessionconformance.kit.Json;
+import org.sessionconformance.kit.StaleSession;
 
 /**
  * An app built on Google's OAuth client for Java (Debian's libgoogle-oauth-client-java 1.34.1 and
@@ -40,6 +48,10 @@ import com.google.api.client.util.Clock;
  * library has no revocation class: a POST through its transport), account switch, and a guard that lets no
  * request of an ended session go out. Nothing of the library is subclassed or overridden; README.md says,
  * requirement by requirement, what the suite finds.
+ *
+ * The protocol is the JVM kit's (kits/jvm): commands on threads of their own, effects, barriers answered when
+ * every thread waits for the runner or is parked on a lock whose owner does (the Credential's lock, held across
+ * the refresh request), reset. This file adds the library's hooks for loopback counting (plumb).
  */
 public final class Adapter {
     static final Host host = new Host();
@@ -78,12 +90,12 @@ public final class Adapter {
         return builder.build();
     }
 
-    static final class App {
+    static final class App implements Client {
         private final HttpTransport transport = newTransport();
         private GenericUrl tokenUrl;
         private final ClientParametersAuthentication client = new ClientParametersAuthentication(CLIENT_ID, null);
         /** The device's clock, from the runner: the library reads expiry through it (Credential.Builder#setClock). */
-        private final Clock deviceClock = () -> (long) (host.wall * 1000);
+        private final Clock deviceClock = () -> (long) (host.wall() * 1000);
 
         private String state = "restoring";
         private long generation = 1;
@@ -91,18 +103,18 @@ public final class Adapter {
         private Session current;
         private boolean online = true;
         private boolean locked;
-        private final List<Host.Waiter> waitingForDevice = new ArrayList<>();
+        private final List<CompletableFuture<Map<String, Object>>> waitingForDevice = new ArrayList<>();
         /** The secure-storage item as last written: credentials by account, refresh tokens to revoke. */
         private Map<String, Object> record = newRecord();
         private boolean revoking;
         /** Request commands in flight, with the generation they started in. */
         private final Map<String, Long> inFlight = new HashMap<>();
 
-        void welcome() {
-            tokenUrl = new GenericUrl(host.baseURL + "/oauth/token");
+        @Override public void welcome(Map<String, Object> welcome) {
+            tokenUrl = new GenericUrl(host.baseURL() + "/oauth/token");
         }
 
-        Object perform(Map<String, Object> command) {
+        @Override public Object perform(Map<String, Object> command) {
             String id = (String) command.get("id");
             switch ((String) command.get("command")) {
                 case "launch": return launch();
@@ -127,19 +139,19 @@ public final class Adapter {
                     .setTokenServerUrl(tokenUrl)
                     .setClientAuthentication(client)
                     .setClock(deviceClock)
-                    .setRequestInitializer(request -> host.plumb(request, tokenGuard(session)))
+                    .setRequestInitializer(request -> plumb(request, tokenGuard(session)))
                     .setRefreshListeners(List.of(new Persistence(session)))
                     .build();
             session.credential = credential;
             session.requests = transport.createRequestFactory(request -> {
                 credential.initialize(request);
-                host.plumb(request, sessionGuard(session));
+                plumb(request, sessionGuard(session));
             });
             return credential;
         }
 
         /** A request of an ended session never goes out (the library would send it, without a token if need be). */
-        private Host.Guard sessionGuard(Session session) {
+        private Guard sessionGuard(Session session) {
             return request -> {
                 synchronized (App.this) {
                     if (current != session && GUARDED) throw new IOException("the session ended");
@@ -148,8 +160,8 @@ public final class Adapter {
         }
 
         /** The Credential's own token requests: the app's guard, and the refresh reported as the state machine's. */
-        private Host.Guard tokenGuard(Session session) {
-            return new Host.Guard() {
+        private Guard tokenGuard(Session session) {
+            return new Guard() {
                 @Override public void admit(HttpRequest request) throws IOException {
                     synchronized (App.this) {
                         if (current != session && GUARDED) throw new IOException("the session ended");
@@ -170,7 +182,7 @@ public final class Adapter {
             Persistence(Session session) { this.session = session; }
 
             @Override public void onTokenResponse(Credential credential, TokenResponse response) {
-                Host.Waiter write;
+                Host.Effect<Map<String, Object>> write;
                 synchronized (App.this) {
                     if (current != session) return; // a refresh that outlived its session: not saved
                     credentials().put(session.account, stored(new StoredCredential(credential)));
@@ -203,7 +215,7 @@ public final class Adapter {
             }
             Session session = null;
             while (session == null) {
-                Map<String, Object> reply = host.effect(Json.map("type", "storage", "op", "get", "key", STORE));
+                Map<String, Object> reply = host.call(Json.map("type", "storage", "op", "get", "key", STORE));
                 if (reply.containsKey("error")) { // locked before the first unlock: wait, still restoring
                     if (!waitForDevice(gen)) return stateMap();
                     continue;
@@ -218,7 +230,7 @@ public final class Adapter {
                         return stateMap();
                     }
                     String account = credentials().keySet().iterator().next();
-                    Map<String, Object> stored = Host.asMap(credentials().get(account));
+                    Map<String, Object> stored = Json.asMap(credentials().get(account));
                     session = new Session(account);
                     Credential credential = newCredential(session);
                     credential.setAccessToken((String) stored.get("accessToken"));
@@ -236,7 +248,7 @@ public final class Adapter {
                 }
                 if (!isOnline() && !waitForDevice(gen)) return stateMap();
                 try {
-                    HttpResponse response = session.requests.buildGetRequest(new GenericUrl(host.baseURL + "/me")).execute();
+                    HttpResponse response = session.requests.buildGetRequest(new GenericUrl(host.baseURL() + "/me")).execute();
                     response.disconnect();
                     synchronized (this) {
                         if (generation != gen || current != session) return stateMap();
@@ -250,7 +262,7 @@ public final class Adapter {
                     if (generation != gen || current != session) return stateMap();
                 }
                 failures += 1;
-                host.effect(Json.map("type", "sleep", "seconds", (double) Math.min(60, 1 << Math.min(failures - 1, 6))));
+                host.call(Json.map("type", "sleep", "seconds", (double) Math.min(60, 1 << Math.min(failures - 1, 6))));
             }
         }
 
@@ -264,12 +276,12 @@ public final class Adapter {
         }
 
         Object signIn(String commandId, String email, String password, boolean switching) {
-            if (!plausibleEmail(email)) throw new Host.AppError("invalidInput", "Invalid email format", true);
-            if (password == null || password.length() < 8) throw new Host.AppError("invalidInput", "Password must be at least 8 characters", true);
+            if (!plausibleEmail(email)) throw new AppError("invalidInput", "Invalid email format", true);
+            if (password == null || password.length() < 8) throw new AppError("invalidInput", "Password must be at least 8 characters", true);
             long gen;
             synchronized (this) {
                 if (!switching) {
-                    if (!"signedOut".equals(state)) throw new Host.AppError("alreadySignedIn", "a session is active", true);
+                    if (!"signedOut".equals(state)) throw new AppError("alreadySignedIn", "a session is active", true);
                     transition("sign-in-started", "signingIn", "userSignIn");
                 }
                 gen = generation;
@@ -289,7 +301,7 @@ public final class Adapter {
             try {
                 tokens = new PasswordTokenRequest(transport, JSON, tokenUrl, email, password)
                         .setClientAuthentication(client)
-                        .setRequestInitializer(request -> host.plumb(request, r -> {
+                        .setRequestInitializer(request -> plumb(request, r -> {
                             synchronized (App.this) {
                                 if (generation != gen) throw new IOException("the sign-in was abandoned");
                             }
@@ -297,19 +309,19 @@ public final class Adapter {
                         .execute();
             } catch (TokenResponseException rejected) {
                 signInFailed(gen, "invalidCredentials");
-                throw new Host.AppError("invalidCredentials", "sign-in refused", true);
+                throw new AppError("invalidCredentials", "sign-in refused", true);
             } catch (IOException failure) {
                 signInFailed(gen, "transportFailure");
-                throw new Host.AppError("transportFailure", "sign-in failed", false);
+                throw new AppError("transportFailure", "sign-in failed", false);
             }
             Session session = new Session((String) tokens.get("account_id"));
             newCredential(session).setFromTokenResponse(tokens);
-            Host.Waiter write;
+            Host.Effect<Map<String, Object>> write;
             synchronized (this) {
                 if (generation != gen) { // cancelled while the login was on the wire: never stored, revoked
                     if (tokens.getRefreshToken() != null) revocations().add(tokens.getRefreshToken());
                     kickRevocations();
-                    throw new Host.AppError("sessionEnded", "the sign-in was cancelled", true);
+                    throw new AppError("sessionEnded", "the sign-in was cancelled", true);
                 }
                 credentials().clear();
                 credentials().put(session.account, stored(new StoredCredential(session.credential)));
@@ -317,7 +329,7 @@ public final class Adapter {
             }
             host.await(write);
             synchronized (this) {
-                if (generation != gen) throw new Host.AppError("sessionChanged", "the sign-in was abandoned", true);
+                if (generation != gen) throw new AppError("sessionChanged", "the sign-in was abandoned", true);
                 current = session;
                 transition("sign-in-succeeded", "authenticated", "credentialsAccepted");
                 return Json.map("account", session.account);
@@ -332,9 +344,9 @@ public final class Adapter {
         }
 
         Object switchAccount(String commandId, String email, String password) {
-            if (!plausibleEmail(email)) throw new Host.AppError("invalidInput", "Invalid email format", true);
-            if (password == null || password.length() < 8) throw new Host.AppError("invalidInput", "Password must be at least 8 characters", true);
-            Host.Waiter write;
+            if (!plausibleEmail(email)) throw new AppError("invalidInput", "Invalid email format", true);
+            if (password == null || password.length() < 8) throw new AppError("invalidInput", "Password must be at least 8 characters", true);
+            Host.Effect<Map<String, Object>> write;
             synchronized (this) {
                 if ("authenticated".equals(state)) {
                     write = endSession("account-switch", "signingIn", "switchingAccount", true);
@@ -351,7 +363,7 @@ public final class Adapter {
         }
 
         void signOut(String commandId) {
-            Host.Waiter write;
+            Host.Effect<Map<String, Object>> write;
             synchronized (this) {
                 String transition = "authenticated".equals(state) ? "sign-out"
                         : "refreshing".equals(state) ? "sign-out-during-refresh"
@@ -367,7 +379,7 @@ public final class Adapter {
         }
 
         /** Ends the session at once: one transition, the commands waiting on it failed, storage cleared in one write. */
-        private Host.Waiter endSession(String transition, String to, String reason, boolean revoke) {
+        private Host.Effect<Map<String, Object>> endSession(String transition, String to, String reason, boolean revoke) {
             // The refresh token to revoke comes from the stored copy, never from the Credential: its lock may be
             // held by a refresh in flight.
             current = null;
@@ -379,7 +391,7 @@ public final class Adapter {
             }
             if (revoke) {
                 for (Object entry : credentials().values()) {
-                    Object refreshToken = Host.asMap(entry).get("refreshToken");
+                    Object refreshToken = Json.asMap(entry).get("refreshToken");
                     if (refreshToken != null) revocations().add(refreshToken);
                 }
             }
@@ -389,7 +401,7 @@ public final class Adapter {
 
         /** 400 invalid_grant from the token endpoint: the only answer that ends the session. */
         private void rejected(Session session) {
-            Host.Waiter write;
+            Host.Effect<Map<String, Object>> write;
             synchronized (this) {
                 if (current != session) return;
                 if ("restoring".equals(state)) {
@@ -416,17 +428,17 @@ public final class Adapter {
             long gen;
             synchronized (this) {
                 if (!"authenticated".equals(state) && !"refreshing".equals(state)) {
-                    throw new Host.AppError("notAuthenticated", "signed out", true);
+                    throw new AppError("notAuthenticated", "signed out", true);
                 }
                 session = current;
                 gen = generation;
                 inFlight.put(commandId, gen);
             }
             try {
-                HttpResponse response = session.requests.buildGetRequest(new GenericUrl(host.baseURL + "/resources/" + resource)).execute();
+                HttpResponse response = session.requests.buildGetRequest(new GenericUrl(host.baseURL() + "/resources/" + resource)).execute();
                 Map<String, Object> body = Json.object(response.parseAsString());
                 synchronized (this) {
-                    if (generation != gen) throw new Host.AppError("sessionChanged", "the session changed", true);
+                    if (generation != gen) throw new AppError("sessionChanged", "the session changed", true);
                     Object contentId = body.get("contentId");
                     host.send(Json.map("type", "ui", "event", "content", "resource", resource, "account", session.account,
                             "generation", generation, "contentId", contentId));
@@ -434,15 +446,15 @@ public final class Adapter {
                 }
             } catch (HttpResponseException refused) {
                 synchronized (this) {
-                    if (generation != gen) throw new Host.AppError("sessionEnded", "the session ended", true);
+                    if (generation != gen) throw new AppError("sessionEnded", "the session ended", true);
                 }
-                if (refused.getStatusCode() == 401) throw new Host.AppError("refreshUnavailable", "the token could not be refreshed", false);
-                throw new Host.AppError("serverError", "HTTP " + refused.getStatusCode(), true);
+                if (refused.getStatusCode() == 401) throw new AppError("refreshUnavailable", "the token could not be refreshed", false);
+                throw new AppError("serverError", "HTTP " + refused.getStatusCode(), true);
             } catch (IOException failure) {
                 synchronized (this) {
-                    if (generation != gen) throw new Host.AppError("sessionEnded", "the session ended", true);
+                    if (generation != gen) throw new AppError("sessionEnded", "the session ended", true);
                 }
-                throw new Host.AppError("transportFailure", "request failed", false);
+                throw new AppError("transportFailure", "request failed", false);
             } finally {
                 synchronized (this) {
                     inFlight.remove(commandId);
@@ -475,17 +487,17 @@ public final class Adapter {
                         form.put("token", token);
                         form.put("token_type_hint", "refresh_token");
                         form.put("client_id", CLIENT_ID);
-                        HttpRequest request = transport.createRequestFactory(r -> host.plumb(r, admitted -> { }))
-                                .buildPostRequest(new GenericUrl(host.baseURL + "/oauth/revoke"), new UrlEncodedContent(form));
+                        HttpRequest request = transport.createRequestFactory(r -> plumb(r, admitted -> { }))
+                                .buildPostRequest(new GenericUrl(host.baseURL() + "/oauth/revoke"), new UrlEncodedContent(form));
                         request.setThrowExceptionOnExecuteError(false);
                         request.execute().disconnect();
                     } catch (IOException failure) {
                         failures += 1;
                         if (failures > 6) return;
-                        host.effect(Json.map("type", "sleep", "seconds", (double) (2 << Math.min(failures - 1, 7))));
+                        host.call(Json.map("type", "sleep", "seconds", (double) (2 << Math.min(failures - 1, 7))));
                         continue;
                     }
-                    Host.Waiter write;
+                    Host.Effect<Map<String, Object>> write;
                     synchronized (this) {
                         revocations().remove(token);
                         write = writeRecord();
@@ -508,7 +520,7 @@ public final class Adapter {
             return fresh;
         }
 
-        private Map<String, Object> credentials() { return Host.asMap(record.computeIfAbsent("credentials", k -> new LinkedHashMap<String, Object>())); }
+        private Map<String, Object> credentials() { return Json.asMap(record.computeIfAbsent("credentials", k -> new LinkedHashMap<String, Object>())); }
 
         @SuppressWarnings("unchecked")
         private List<Object> revocations() { return (List<Object>) record.computeIfAbsent("revocations", k -> new ArrayList<Object>()); }
@@ -519,8 +531,8 @@ public final class Adapter {
         }
 
         /** Sends the whole item in one write (called holding the monitor, so writes keep the order of decisions). */
-        private Host.Waiter writeRecord() {
-            return host.sendEffect(Json.map("type", "storage", "op", "set", "key", STORE, "value", Json.write(record),
+        private Host.Effect<Map<String, Object>> writeRecord() {
+            return host.effect(Json.map("type", "storage", "op", "set", "key", STORE, "value", Json.write(record),
                     "accessibility", "afterFirstUnlock"));
         }
 
@@ -528,7 +540,7 @@ public final class Adapter {
 
         /** Waits for an `unlock` or `online`; false when the session changed meanwhile. */
         private boolean waitForDevice(long gen) {
-            Host.Waiter waiter = host.waiter();
+            CompletableFuture<Map<String, Object>> waiter = new CompletableFuture<>();
             synchronized (this) {
                 waitingForDevice.add(waiter);
             }
@@ -539,12 +551,12 @@ public final class Adapter {
         }
 
         private void wakeDeviceWaiters() {
-            List<Host.Waiter> woken;
+            List<CompletableFuture<Map<String, Object>>> woken;
             synchronized (this) {
                 woken = new ArrayList<>(waitingForDevice);
                 waitingForDevice.clear();
             }
-            woken.forEach(host::wake);
+            woken.forEach(waiter -> waiter.complete(new HashMap<>())); // on the command thread: counted, so no barrier slips in
         }
 
         private synchronized Map<String, Object> stateMap() { return Json.map("state", state); }
@@ -566,13 +578,58 @@ public final class Adapter {
         }
     }
 
-    static volatile App app = new App();
+    /** What the app decides about a request before it goes out, and hears when its connection fails. */
+    interface Guard {
+        void admit(HttpRequest request) throws IOException;
 
-    public static void main(String[] arguments) throws IOException {
-        Map<String, Object> implementation = Json.map("name", "google-oauth-client-java", "version", "1.34.1",
-                "language", "Java", "platform", "jvm-" + System.getProperty("java.version") + " google-http-client-1.42.0");
-        host.run(Json.map("type", "hello", "protocol", 1L, "implementation", implementation,
-                        "capabilities", new ArrayList<>(List.of("reset")), "http", "loopback"),
-                command -> app.perform(command), welcome -> app.welcome(), () -> app = new App());
+        default void transportFailed(HttpRequest request) {}
+    }
+
+    /**
+     * Hooks one request the library built: the cause header, the app's guard and the kit's counting, composed
+     * with the handlers the library installed (Credential#initialize sets itself as interceptor and
+     * unsuccessful-response handler; this runs after it and keeps both). The attempt is counted started just
+     * before the transport sends it (after Credential#intercept, which may refresh first) and finished in the
+     * unsuccessful-response handler (before Credential's), the I/O-exception handler or the response
+     * interceptor, whichever comes first.
+     */
+    static void plumb(HttpRequest request, Guard guard) {
+        String command = host.cause();
+        if (command != null) request.getHeaders().set("X-Conformance-Cause", command);
+        HttpExecuteInterceptor library = request.getInterceptor();
+        HttpUnsuccessfulResponseHandler handler = request.getUnsuccessfulResponseHandler();
+        Host.Exchange[] inFlight = {null};
+        request.setInterceptor(r -> {
+            if (library != null) library.intercept(r);
+            if (!host.isCurrent()) throw new IOException("the case this request served has ended");
+            guard.admit(r);
+            try {
+                inFlight[0] = host.startExchange(true, 0);
+            } catch (StaleSession ended) {
+                throw new IOException("the case this request served has ended");
+            }
+        });
+        request.setUnsuccessfulResponseHandler((r, response, retry) -> {
+            finished(inFlight, true);
+            return handler != null && handler.handleResponse(r, response, retry);
+        });
+        request.setIOExceptionHandler((r, retry) -> {
+            finished(inFlight, false);
+            guard.transportFailed(r);
+            return false;
+        });
+        request.setResponseInterceptor(response -> finished(inFlight, true));
+    }
+
+    private static void finished(Host.Exchange[] inFlight, boolean responseRead) {
+        Host.Exchange exchange = inFlight[0];
+        inFlight[0] = null;
+        if (exchange != null) exchange.finished(responseRead);
+    }
+
+    public static void main(String[] arguments) {
+        // One App per case: the kit makes a new one at every `reset`, as a new process would.
+        host.implementation("google-oauth-client-java", "1.34.1", "Java",
+                "jvm-" + System.getProperty("java.version") + " google-http-client-1.42.0").loopback(true).serve(App::new);
     }
 }

@@ -1,7 +1,6 @@
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 import okhttp3.Authenticator;
 import okhttp3.MediaType;
@@ -10,6 +9,11 @@ import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
 import okhttp3.Route;
+import org.sessionconformance.kit.AppError;
+import org.sessionconformance.kit.Client;
+import org.sessionconformance.kit.Host;
+import org.sessionconformance.kit.Json;
+import org.sessionconformance.kit.okhttp.ConformanceOkHttp;
 
 /**
  * The Android code of Specs/sources/003_a7334a1b43f9a998.txt on real OkHttp 3: its SecureTokenStore, its
@@ -17,7 +21,8 @@ import okhttp3.Route;
  * (`isAuthenticated = tokenStore.getAccessToken() != null`), over real HTTP to the runner's loopback server.
  * The suite shows where it contradicts 000 and 001 (expected.yaml beside this file says which requirements
  * fail and why). Lines marked "reporting" are the adapter's: they tell the runner which state the app is in;
- * 003 has no explicit state machine.
+ * 003 has no explicit state machine. The protocol (threads, barriers, effects, loopback counting, reset) is
+ * the JVM kit's (kits/jvm): this file is the client and its glue.
  */
 public final class Adapter {
     static final Host host = new Host();
@@ -43,7 +48,7 @@ public final class Adapter {
         private Map<String, Object> prefs() {
             Map<String, Object> loaded = prefs;
             if (loaded == null) {
-                Map<String, Object> reply = host.effect(Json.map("type", "storage", "op", "get", "key", "secure_prefs"));
+                Map<String, Object> reply = host.call(Json.map("type", "storage", "op", "get", "key", "secure_prefs"));
                 Object value = reply.get("value");
                 loaded = reply.containsKey("error") || value == null ? new HashMap<>() : Json.object((String) value);
                 prefs = loaded;
@@ -60,13 +65,13 @@ public final class Adapter {
             edited.put(KEY_ACCESS_TOKEN, accessToken);
             edited.put(KEY_REFRESH_TOKEN, refreshToken);
             prefs = edited;
-            host.effect(Json.map("type", "storage", "op", "set", "key", "secure_prefs", "value", Json.write(edited),
+            host.call(Json.map("type", "storage", "op", "set", "key", "secure_prefs", "value", Json.write(edited),
                     "accessibility", "afterFirstUnlock"));
         }
 
         @Override public void clear() {
             prefs = new HashMap<>();
-            host.effect(Json.map("type", "storage", "op", "delete", "key", "secure_prefs"));
+            host.call(Json.map("type", "storage", "op", "delete", "key", "secure_prefs"));
         }
     }
 
@@ -108,7 +113,7 @@ public final class Adapter {
         }
 
         private Map<String, Object> post(String path, Map<String, Object> body) throws IOException {
-            Request request = new Request.Builder().url(host.baseURL + path).post(RequestBody.create(JSON, Json.write(body))).build();
+            Request request = new Request.Builder().url(host.baseURL() + path).post(RequestBody.create(JSON, Json.write(body))).build();
             try (Response response = client.newCall(request).execute()) {
                 if (!response.isSuccessful()) throw new HttpException(response.code());
                 return Json.object(response.body().string());
@@ -184,7 +189,7 @@ public final class Adapter {
 
     // ---- The app: LoginUseCase, logout, the session check, and screens that fetch resources.
 
-    static final class App {
+    static final class App implements Client {
         private final TokenStore tokenStore = new SecureTokenStore();
         private OkHttpClient client;
         private AuthApi authApi;
@@ -193,28 +198,16 @@ public final class Adapter {
         private volatile String account;
 
         /** Cancels every call still in flight (a new process has none) and drops the pooled connections. */
-        void close() {
+        @Override public void close() {
             if (client == null) return;
             client.dispatcher().cancelAll(); // the AuthApi's client shares this dispatcher and connection pool
             client.connectionPool().evictAll();
         }
 
-        void welcome() {
-            OkHttpClient.Builder builder = new OkHttpClient.Builder();
-            if (requestTimeout > 0) {
-                // --request-timeout: OkHttp's timeouts are real time; the deadline is the runner's (Host#countingInterceptor).
-                builder.connectTimeout(0, TimeUnit.SECONDS).readTimeout(0, TimeUnit.SECONDS)
-                        .writeTimeout(0, TimeUnit.SECONDS).callTimeout(0, TimeUnit.SECONDS);
-            }
-            OkHttpClient base = builder
-                    .addInterceptor(host.currentSessionOnly())
-                    .addInterceptor(chain -> { // names the command a request serves (the runner's header)
-                        String cause = host.cause();
-                        Request request = chain.request();
-                        return chain.proceed(cause == null ? request : request.newBuilder().header("X-Conformance-Cause", cause).build());
-                    })
-                    .addNetworkInterceptor(host.countingInterceptor(requestTimeout))
-                    .build();
+        @Override public void welcome(Map<String, Object> welcome) {
+            // The kit's interceptors: X-Conformance-Cause, no request from an ended case, every attempt counted
+            // (with --request-timeout, a deadline per attempt on the runner's clock; OkHttp's timeouts off).
+            OkHttpClient base = ConformanceOkHttp.install(host, new OkHttpClient.Builder()).build();
             authApi = new AuthApi(base);
             client = base.newBuilder()
                     .addInterceptor(chain -> { // the usual AuthInterceptor: the stored access token on every request
@@ -226,7 +219,7 @@ public final class Adapter {
                     .build();
         }
 
-        Object perform(Map<String, Object> command) {
+        @Override public Object perform(Map<String, Object> command) {
             switch ((String) command.get("command")) {
                 case "launch": return launch();
                 case "signIn": return signIn((String) command.get("email"), (String) command.get("password"), false);
@@ -253,18 +246,18 @@ public final class Adapter {
         /** 003's LoginUseCase (Android) and AuthRepository. */
         Object signIn(String email, String password, boolean switching) {
             // Validate inputs
-            if (email == null || !email.contains("@")) throw new Host.AppError("invalidInput", "Invalid email format", true);
-            if (password == null || password.length() < 8) throw new Host.AppError("invalidInput", "Password must be at least 8 characters", true);
+            if (email == null || !email.contains("@")) throw new AppError("invalidInput", "Invalid email format", true);
+            if (password == null || password.length() < 8) throw new AppError("invalidInput", "Password must be at least 8 characters", true);
             if (!switching) transition("sign-in-started", "signingIn", "userSignIn");
             TokenPair pair;
             try {
                 pair = authApi.login(email, password);
             } catch (HttpException e) {
                 transition("sign-in-failed", "signedOut", "invalidCredentials");
-                throw new Host.AppError("invalidCredentials", "sign-in failed", true);
+                throw new AppError("invalidCredentials", "sign-in failed", true);
             } catch (IOException e) {
                 transition("sign-in-failed", "signedOut", "transportFailure");
-                throw new Host.AppError("transportFailure", "sign-in failed", false);
+                throw new AppError("transportFailure", "sign-in failed", false);
             }
             tokenStore.save(pair.accessToken, pair.refreshToken);
             getCurrentUser();
@@ -294,27 +287,27 @@ public final class Adapter {
         }
 
         private void getCurrentUser() {
-            Request request = new Request.Builder().url(host.baseURL + "/me").build();
+            Request request = new Request.Builder().url(host.baseURL() + "/me").build();
             try (Response response = client.newCall(request).execute()) {
-                if (!response.isSuccessful()) throw new Host.AppError("unauthorized", "profile refused", true);
+                if (!response.isSuccessful()) throw new AppError("unauthorized", "profile refused", true);
             } catch (IOException e) {
-                throw new Host.AppError("transportFailure", "profile failed", false);
+                throw new AppError("transportFailure", "profile failed", false);
             }
         }
 
         /** A screen fetches a resource and shows it. */
         Object fetch(String resource) {
-            Request request = new Request.Builder().url(host.baseURL + "/resources/" + resource).build();
+            Request request = new Request.Builder().url(host.baseURL() + "/resources/" + resource).build();
             try (Response response = client.newCall(request).execute()) {
-                if (response.code() == 401) throw new Host.AppError("unauthorized", "refused", true);
-                if (!response.isSuccessful()) throw new Host.AppError("serverError", "HTTP " + response.code(), true);
+                if (response.code() == 401) throw new AppError("unauthorized", "refused", true);
+                if (!response.isSuccessful()) throw new AppError("serverError", "HTTP " + response.code(), true);
                 Map<String, Object> body = Json.object(response.body().string());
                 Object contentId = body.get("contentId");
                 host.send(Json.map("type", "ui", "event", "content", "resource", resource, "account", account,
                         "generation", (long) generation, "contentId", contentId));
                 return Json.map("resource", resource, "account", account, "contentId", contentId);
             } catch (IOException e) {
-                throw new Host.AppError("transportFailure", "request failed", false);
+                throw new AppError("transportFailure", "request failed", false);
             }
         }
 
@@ -351,16 +344,12 @@ public final class Adapter {
         }
     }
 
-    /** The client; `reset` replaces it, as a new process would start with a new one. */
-    static volatile App app = new App();
-
     /**
-     * `--request-timeout SECONDS`: a deadline on every request, on the runner's virtual clock, in place of OkHttp's
-     * real-time timeouts (docs/porting-guide.md, Real-time waits). 0, the default: OkHttp's own (10 s, real time).
+     * `--request-timeout SECONDS`: a deadline on every request attempt, on the runner's virtual clock, in place of
+     * OkHttp's real-time timeouts (docs/porting-guide.md, Real-time waits). Without it: OkHttp's own (10 s, real time).
      */
-    static double requestTimeout;
-
-    public static void main(String[] arguments) throws IOException {
+    public static void main(String[] arguments) {
+        double requestTimeout = 0;
         for (int index = 0; index < arguments.length; index++) {
             if (arguments[index].equals("--request-timeout") && index + 1 < arguments.length) {
                 try {
@@ -377,13 +366,8 @@ public final class Adapter {
                 System.exit(2);
             }
         }
-        Map<String, Object> implementation = Json.map("name", "okhttp-token-authenticator", "version", "1.0.0",
-                "language", "Java", "platform", "jvm-" + System.getProperty("java.version") + " okhttp-3.13");
-        host.run(Json.map("type", "hello", "protocol", 1L, "implementation", implementation,
-                        "capabilities", new java.util.ArrayList<>(java.util.List.of("reset")), "http", "loopback"),
-                command -> app.perform(command), welcome -> app.welcome(), () -> {
-                    app.close();
-                    app = new App();
-                });
+        // One App per case: the kit makes a new one at every `reset`, as a new process would.
+        host.implementation("okhttp-token-authenticator", "1.0.0", "Java", "jvm-" + System.getProperty("java.version") + " okhttp-3.13")
+                .loopback(true).requestTimeout(requestTimeout).serve(App::new);
     }
 }

@@ -8,9 +8,10 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..",
                                 "Examples", "adapters", "python"))
 
-import adapter  # noqa: E402
+import adapter  # noqa: E402 - the example's glue; it makes its kit importable
+from session_conformance_kit import Host  # noqa: E402 - the host the glue runs on
 
-handle, send = adapter.Host.handle, adapter.Host.send
+handle, send = Host.handle, Host.send
 
 
 def handle_remembering_tokens(self, message):
@@ -28,5 +29,5 @@ def send_logging_token(self, message):
     send(self, message)
 
 
-adapter.Host.handle, adapter.Host.send = handle_remembering_tokens, send_logging_token
+Host.handle, Host.send = handle_remembering_tokens, send_logging_token
 adapter.main()
