@@ -1,35 +1,59 @@
 import Foundation
 
-/// Runs every job of the client on the thread that calls `drain()`, one at a time, in the order they
-/// were enqueued. With all of SessionKit's tasks preferring this executor, "drain returned" means the
-/// client has no runnable work left: every task waits for the runner. That is what makes the reference
-/// deterministic (same messages in, same messages out) and lets it answer a barrier at once.
-final class SerialJobExecutor: SerialExecutor, TaskExecutor, @unchecked Sendable {
-    private let lock = NSLock()
+/// The one executor a hosted client runs on: every job of the client, one at a time, in the order enqueued, on the
+/// thread that drains it (the host's). With every task of the client preferring it (`ClientEffects.taskExecutor`)
+/// and every actor of the client isolated to it (`ClientEffects.serialExecutor`), "no job queued" means the client
+/// has no runnable work: each of its tasks waits for the runner, for an HTTP response, or for nothing. That is what
+/// lets the host answer a barrier, and makes a message-mode client deterministic (same messages in, same out).
+///
+/// A client that needs one executor for the whole process (a `@globalActor` whose `unownedExecutor` is static)
+/// creates one and passes it to every `HostedClientAdapter` it makes.
+public final class ClientExecutor: SerialExecutor, TaskExecutor, @unchecked Sendable {
+    // @unchecked: `jobs` is guarded by `condition`.
+    private let condition = NSCondition()
     private var jobs: [UnownedJob] = []
 
-    func enqueue(_ job: consuming ExecutorJob) {
+    public init() {}
+
+    public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        lock.lock()
+        condition.lock()
         jobs.append(job)
-        lock.unlock()
+        condition.broadcast()
+        condition.unlock()
     }
 
-    func asUnownedSerialExecutor() -> UnownedSerialExecutor {
+    public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
         UnownedSerialExecutor(ordinary: self)
     }
 
     /// Runs jobs until none is left.
     func drain() {
+        while let job = next(waiting: false) { run(job) }
+    }
+
+    /// Runs jobs until none is left and `done()` holds, waiting for jobs that other threads enqueue meanwhile (an
+    /// HTTP stack resuming the code that awaits its response). `done` is checked only when no job is queued.
+    func drain(until done: () -> Bool) {
         while true {
-            lock.lock()
-            guard !jobs.isEmpty else {
-                lock.unlock()
-                return
+            if let job = next(waiting: false) {
+                run(job)
+                continue
             }
-            let job = jobs.removeFirst()
-            lock.unlock()
-            job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
+            if done() { return }
+            if let job = next(waiting: true) { run(job) }
         }
+    }
+
+    /// The first queued job; with `waiting`, blocks until there is one.
+    private func next(waiting: Bool) -> UnownedJob? {
+        condition.lock()
+        defer { condition.unlock() }
+        while waiting && jobs.isEmpty { condition.wait() }
+        return jobs.isEmpty ? nil : jobs.removeFirst()
+    }
+
+    private func run(_ job: UnownedJob) {
+        job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
     }
 }
