@@ -3,9 +3,10 @@ import PackageDescription
 
 let package = Package(
     name: "session-conformance",
-    // macOS 14: Duration and the clocks need 13; Synchronization's Mutex and Atomic (macOS 15) are not used
-    // (POSIXSync.Locked instead). scripts/check-portability.py holds the code to these, on Linux, in .ci/run.
-    platforms: [.macOS(.v14), .iOS(.v17)],
+    // macOS 15 and iOS 18: task executor preference (SE-0417), on which AdapterKit and SessionKit keep a client on
+    // one executor, needs them; Synchronization's Mutex and Atomic are still not used (POSIXSync.Locked instead).
+    // scripts/check-portability.py holds the code to these, on Linux, in .ci/run.
+    platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .executable(name: "session-conformance", targets: ["SessionConformanceCLI"]),
         .executable(name: "session-conformance-reference-adapter", targets: ["ReferenceAdapterCLI"]),
@@ -13,6 +14,7 @@ let package = Package(
         .library(name: "SessionKit", targets: ["SessionKit"]),
         // For Swift adapters in their own package: host a client behind protocol v1 (docs/porting-guide.md).
         .library(name: "AdapterKit", targets: ["AdapterKit"]),
+        .library(name: "AdapterKitURLSession", targets: ["AdapterKitURLSession"]),
         .library(name: "ConformanceProtocol", targets: ["ConformanceProtocol"]),
     ],
     targets: [
@@ -58,6 +60,7 @@ let package = Package(
         .target(name: "SessionKit", dependencies: ["POSIXSync"]),
         // Hosts a client written against async effects behind protocol v1, deterministically.
         .target(name: "AdapterKit", dependencies: ["ConformanceProtocol"]),
+        .target(name: "AdapterKitURLSession", dependencies: ["AdapterKit"]),
         // SessionKit behind adapter protocol v1: in-process for the runner, or as its own process.
         .target(name: "ReferenceAdapter", dependencies: ["SessionKit", "AdapterKit", "ConformanceProtocol", "JSONCore"]),
         .executableTarget(name: "ReferenceAdapterCLI", dependencies: ["ReferenceAdapter", "AdapterKit", "Mutants"]),
@@ -93,7 +96,7 @@ let package = Package(
                                    "TestProcessGuard", "LongTests", "JSONCore", "POSIXSync", "PythonRunner", "ProcessProbes",
                                    "AdapterKit", "ReferenceAdapter"]),
         .testTarget(name: "SessionKitTests", dependencies: ["SessionKit", "SessionKitTesting", "SimulatedWorld"]),
-        .testTarget(name: "AdapterKitTests", dependencies: ["AdapterKit"]),
+        .testTarget(name: "AdapterKitTests", dependencies: ["AdapterKit", "AdapterKitURLSession", "LoopbackHTTP"]),
         .testTarget(name: "ConformanceProtocolTests", dependencies: ["ConformanceProtocol", "JSONCore", "PythonRunner"]),
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
         // Mutation fuzzing of Specs/: a bounded run in `swift test`, longer with SESSION_CONFORMANCE_FUZZ_*.

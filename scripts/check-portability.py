@@ -65,6 +65,7 @@ MACOS_API = [
     (re.compile(r"\bMutex\s*[<(]"), 15, "Synchronization.Mutex"),
     (re.compile(r"\bAtomic\s*[<(]"), 15, "Synchronization.Atomic"),
     (re.compile(r"\bInlineArray\b"), 26, "InlineArray"),
+    (re.compile(r"\bexecutorPreference\s*:|\bTaskExecutor\b"), 15, "task executor preference (SE-0417)"),
     (re.compile(r"@Observable\b"), 14, "the Observation framework"),
     (re.compile(r"\b(?:Duration|ContinuousClock|SuspendingClock)\b"), 13, "Duration and the clocks"),
     (re.compile(r"\bRegex\s*<"), 13, "Regex"),

@@ -13,14 +13,20 @@ public final class ClientEffects: Sendable {
     /// The executor every task of the client must prefer, so the host knows when the client is idle.
     public let taskExecutor: any TaskExecutor
     public let seed: UInt64
+    /// The executor every actor of the client must be isolated to (its `unownedExecutor`), for the same reason.
+    public let serialExecutor: UnownedSerialExecutor
     /// The world profile the runner's `welcome` described, when it described one.
     public let world: WorldDescription?
+    /// Loopback mode: the runner's server and the counting of requests; nil in message mode.
+    public let loopback: LoopbackHTTP?
 
-    init(bridge: EffectBridge, taskExecutor: any TaskExecutor, seed: UInt64, world: WorldDescription? = nil) {
+    init(bridge: EffectBridge, executor: ClientExecutor, seed: UInt64, world: WorldDescription? = nil, loopback: LoopbackHTTP? = nil) {
         self.bridge = bridge
-        self.taskExecutor = taskExecutor
+        self.taskExecutor = executor
+        self.serialExecutor = executor.asUnownedSerialExecutor()
         self.seed = seed
         self.world = world
+        self.loopback = loopback
     }
 
     /// What an HTTP exchange gave: a response of any status, or no response.
@@ -59,6 +65,53 @@ public final class ClientEffects: Sendable {
         case .failure(let info): return .failure(info)
         default: return .failure(ErrorInfo(code: "connectionLost", message: "unexpected reply", definite: false))
         }
+    }
+
+    /// Loopback mode: one request through the client's own HTTP stack. `send` sends it with the headers it is given
+    /// added (`X-Conformance-Cause`, `X-Conformance-Request`); the request counts as started before `send` runs and
+    /// as finished when `send` returns or throws. With `deadline` (seconds on the runner's virtual clock, the real
+    /// stack's request timeout), `send` races a `sleep`: when the sleep ends first, the request is abandoned (reason
+    /// `timeout`: the runner never answers it, so it is never counted finished), the task running `send` is cancelled
+    /// (URLSession's async API then cancels its request; `send`'s late outcome is dropped), and
+    /// `LoopbackDeadlineExceeded` is thrown; when `send` ends first, the sleep is abandoned (reason `answered`).
+    /// The two never land in the same round: the runner wakes a sleep in a round of its own, once every response it
+    /// sent has reached the client, so a response that was sent always wins, and a deadline that fires names a request
+    /// the runner has not answered and, once abandoned, never will (docs/porting-guide.md, The first hour).
+    /// Must be called in loopback mode (`loopback` is not nil).
+    public func loopback<T: Sendable>(deadline seconds: Double? = nil,
+                                      _ send: @escaping @Sendable ([String: String]) async throws -> T) async throws -> T {
+        guard let loopback else { preconditionFailure("ClientEffects.loopback(deadline:_:) needs loopback mode (HostedClientIdentity.http)") }
+        let exchange = loopback.begin()
+        guard let seconds else {
+            defer { exchange.finished() }
+            return try await send(exchange.headers)
+        }
+        let outcome = OnceContinuation<Result<T, any Error>?>()
+        let sleep = bridge.start({ .sleep(id: $0, seconds: seconds) }) { _ in outcome.resume(nil) }
+        let request = Task(executorPreference: taskExecutor) {
+            let result: Result<T, any Error>
+            do { result = .success(try await send(exchange.headers)) } catch { result = .failure(error) }
+            outcome.resume(result)
+        }
+        let result = await withTaskCancellationHandler {
+            await outcome.value
+        } onCancel: {
+            outcome.resume(.failure(CancellationError()))
+        }
+        guard let result else {
+            exchange.abandon(reason: "timeout")
+            request.cancel()
+            throw LoopbackDeadlineExceeded(seconds: seconds)
+        }
+        if case .failure(let error) = result, error is CancellationError, Task.isCancelled {
+            bridge.abandon(sleep, reason: "cancelled")
+            exchange.abandon(reason: "cancelled")
+            request.cancel()
+            throw error
+        }
+        bridge.abandon(sleep, reason: "answered")
+        exchange.finished()
+        return try result.get()
     }
 
     /// A secure-storage read: the value (nil when absent), or the error (`locked`).
@@ -129,4 +182,45 @@ public final class ClientEffects: Sendable {
 public struct StorageFailure: Error, Sendable {
     public let info: ErrorInfo
     public var isLocked: Bool { info.code == "locked" }
+}
+
+/// A value awaited once and set once, by whichever of several parties comes first; later ones are ignored.
+final class OnceContinuation<Value: Sendable>: @unchecked Sendable {
+    // @unchecked: `state` is guarded by `lock`.
+    private enum State {
+        case empty
+        case awaited(CheckedContinuation<Value, Never>)
+        case set(Value)
+    }
+
+    private let lock = NSLock()
+    private var state = State.empty
+
+    var value: Value {
+        get async {
+            await withCheckedContinuation { continuation in
+                let ready: Value? = lock.withLock {
+                    if case .set(let value) = state { return value }
+                    state = .awaited(continuation)
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        }
+    }
+
+    func resume(_ value: Value) {
+        let waiting: CheckedContinuation<Value, Never>? = lock.withLock {
+            switch state {
+            case .set: return nil
+            case .empty:
+                state = .set(value)
+                return nil
+            case .awaited(let continuation):
+                state = .set(value)
+                return continuation
+            }
+        }
+        waiting?.resume(returning: value)
+    }
 }

@@ -90,12 +90,38 @@ final class EffectBridge: @unchecked Sendable {
 
     /// Races of `first`, by effect id.
     private var racing: [String: FirstReply] = [:]
+    /// Effects whose reply runs code instead of resuming a caller (`start(_:onReply:)`), by effect id.
+    private var callbacks: [String: @Sendable (ReplyBody) -> Void] = [:]
+
+    /// Sends an effect whose reply calls `onReply` (on the host's thread, while it handles the reply); its id, for
+    /// `abandon(_:reason:)`.
+    func start(_ make: (String) -> AdapterMessage, onReply: @escaping @Sendable (ReplyBody) -> Void) -> String {
+        lock.withLock {
+            nextEffect += 1
+            let id = "e\(nextEffect)"
+            callbacks[id] = onReply
+            outbox.append(make(id))
+            return id
+        }
+    }
+
+    /// Gives up on an effect sent with `start(_:onReply:)` (its reply will call nothing), or on a loopback request
+    /// by its tag: the runner is told with an `abandon`.
+    func abandon(_ id: String, reason: String) {
+        lock.withLock {
+            callbacks[id] = nil
+            outbox.append(.abandon(id: id, reason: reason))
+        }
+    }
 
     /// Delivers the runner's reply; a reply to an effect nobody waits for any more is dropped.
     func deliver(_ id: String, _ body: ReplyBody) {
-        let (continuation, race) = lock.withLock { (waiting.removeValue(forKey: id), racing.removeValue(forKey: id)) }
+        let (continuation, race, callback) = lock.withLock {
+            (waiting.removeValue(forKey: id), racing.removeValue(forKey: id), callbacks.removeValue(forKey: id))
+        }
         continuation?.resume(returning: body)
         race?.resume((id, body))
+        callback?(body)
     }
 }
 

@@ -5,29 +5,44 @@ public import ConformanceProtocol
 /// Hosts a `HostedClient` behind adapter protocol v1. Every effect goes to the runner; every job runs on one
 /// serial executor drained after each message, so the client is idle whenever `handle` returns: the host
 /// answers a barrier at once, and the same messages in give the same messages out.
+///
+/// In loopback mode (`identity.http`), the client's HTTP goes through its own stack to the runner's server
+/// (`ClientEffects.loopback`); a barrier is answered once the client has received every response the runner counted
+/// (`httpAnswered`) and is otherwise idle, the host waiting meanwhile for the stack to resume the client's code.
 public final class HostedClientAdapter<Client: HostedClient>: InProcessClient, @unchecked Sendable {
-    private let executor = SerialJobExecutor()
+    private let executor: ClientExecutor
     private let bridge = EffectBridge()
     private let identity: HostedClientIdentity
     private let make: @Sendable (ClientEffects) -> Client
     private var client: Client?
+    private var loopback: LoopbackHTTP?
 
-    public init(identity: HostedClientIdentity, make: @escaping @Sendable (ClientEffects) -> Client = { Client(effects: $0) }) {
+    /// `executor`: the one the client runs on; give each adapter of a process the same one when the client's
+    /// actors need a static executor (a `@globalActor`).
+    public init(identity: HostedClientIdentity, executor: ClientExecutor = ClientExecutor(),
+                make: @escaping @Sendable (ClientEffects) -> Client = { Client(effects: $0) }) {
         self.identity = identity
+        self.executor = executor
         self.make = make
     }
 
     public func start() -> [AdapterMessage] {
         [.hello(protocolVersion: adapterProtocolVersion, implementation: identity.implementation,
                 capabilities: identity.capabilities, offlineResources: identity.offlineResources,
-                refreshTriggers: identity.refreshTriggers)]
+                httpMode: identity.http, refreshTriggers: identity.refreshTriggers)]
     }
 
     public func handle(_ message: RunnerMessage) -> [AdapterMessage] {
         switch message {
-        case .welcome(let seed, let clock, _, let world):
+        case .welcome(let seed, let clock, let baseURL, let world):
             bridge.setClock(clock)
-            client = make(ClientEffects(bridge: bridge, taskExecutor: executor, seed: seed, world: world))
+            if identity.http == .loopback {
+                guard let baseURL, let url = URL(string: baseURL) else {
+                    return [.log(level: "error", message: "adapter: loopback mode, but the welcome names no http.baseURL")]
+                }
+                loopback = loopback ?? LoopbackHTTP(baseURL: url, bridge: bridge)
+            }
+            client = make(ClientEffects(bridge: bridge, executor: executor, seed: seed, world: world, loopback: loopback))
         case .command(let command):
             start(command)
         case .reply(let id, let body):
@@ -37,9 +52,13 @@ public final class HostedClientAdapter<Client: HostedClient>: InProcessClient, @
         case .barrier, .error, .reset:
             break
         }
-        executor.drain()
+        if case .barrier(_, let answered) = message, let loopback {
+            executor.drain { loopback.finished >= (answered ?? 0) }
+        } else {
+            executor.drain()
+        }
         var out = bridge.takeOutbox()
-        if case .barrier(let id, _) = message { out.append(.barrier(id: id)) }
+        if case .barrier(let id, _) = message { out.append(.barrier(id: id, httpStarted: loopback?.started)) }
         return out
     }
 

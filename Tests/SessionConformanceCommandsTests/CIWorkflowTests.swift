@@ -49,14 +49,16 @@ struct CIWorkflowTests {
         return words
     }
 
-    @Test("the workflow runs on pull requests, on Linux in the release's image and on macOS 14 and 15")
+    @Test("the workflow runs on pull requests, on Linux in the release's image and on macOS 15, the oldest the package declares")
     func runsWhereItSays() throws {
         #expect(Self.workflow.contains("pull_request:"))
         let release = try String(contentsOf: Paths.root.appendingPathComponent(".github/workflows/release.yml"), encoding: .utf8)
         let image = try #require(release.split(separator: "\n").first { $0.contains("SWIFT_IMAGE: ") }?.split(separator: " ").last)
         #expect(Self.workflow.contains("container: \(image)"))
         #expect(Self.workflow.contains("SWIFT_IMAGE: \(image)"))
-        #expect(Self.workflow.contains("runner: [macos-14, macos-15]"))
+        #expect(Self.workflow.contains("runner: [macos-15]"))
+        let manifest = try String(contentsOf: Paths.root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        #expect(manifest.contains("platforms: [.macOS(.v15), .iOS(.v18)]"))
         #expect(Self.workflow.contains("swift build --build-tests -Xswiftc -warnings-as-errors"))
     }
 

@@ -98,6 +98,16 @@ struct PortabilityCheckTests {
         #expect(try Self.check(source, platforms: ".macOS(.v15)").status == 0)
     }
 
+    @Test("task executor preference needs macOS 15: a task that prefers an executor fails against macOS 14")
+    func executorPreferenceNeedsFifteen() throws {
+        let source = "func start(_ executor: any TaskExecutor) {\n    Task(executorPreference: executor) {}\n}\n"
+        let fourteen = try Self.check(source)
+        #expect(fourteen.status == 1)
+        #expect(fourteen.output.contains("Planted.swift:1:28: error: task executor preference (SE-0417) needs macOS 15; the package supports macOS 14 (Package.swift)"))
+        #expect(fourteen.output.contains("Planted.swift:2:10: error: task executor preference (SE-0417) needs macOS 15"))
+        #expect(try Self.check(source, platforms: ".macOS(.v15)").status == 0)
+    }
+
     @Test("starting a process in a module an iOS app links fails; in another module it passes")
     func processInAnIOSModuleFails() throws {
         let source = "import Foundation\nlet child = Process()\n"

@@ -14,7 +14,7 @@ let package = Package(
             name: "URLSessionAdapter",
             dependencies: [
                 .product(name: "AdapterKit", package: "session-conformance"),
-                .product(name: "ConformanceProtocol", package: "session-conformance"),
+                .product(name: "AdapterKitURLSession", package: "session-conformance"),
             ]
         ),
     ],

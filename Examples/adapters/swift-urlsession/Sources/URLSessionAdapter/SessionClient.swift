@@ -1,4 +1,4 @@
-import ConformanceProtocol
+import AdapterKit
 import Foundation
 
 /// An error the app shows; `code` goes into the command's `result`.
@@ -21,21 +21,29 @@ struct AppError: Error {
     private var restoring: Task<Content, any Error>?
     private var refresher: TokenRefresher!
     private var signalWaiters: [CheckedContinuation<Void, Never>] = []
-
-    /// `--request-timeout SECONDS`: a deadline on every request, on the runner's virtual clock; nil: none but
-    /// URLSession's own (real time).
+    private let effects: ClientEffects
+    private let store: TokenStore
+    private let baseURL: URL
     private let requestTimeout: Double?
 
-    nonisolated init(requestTimeout: Double?) {
+    /// `requestTimeout` (`--request-timeout SECONDS`): a deadline on every request, on the runner's virtual clock;
+    /// nil: none but URLSession's own (real time).
+    nonisolated init(effects: ClientEffects, baseURL: URL, requestTimeout: Double?) {
+        self.effects = effects
+        store = TokenStore(effects: effects)
+        self.baseURL = baseURL
         self.requestTimeout = requestTimeout
     }
 
-    func connect(to baseURL: URL) {
+    /// The networking layer, made on the client's actor before the first command.
+    private func connect() {
+        guard api == nil else { return }
         refresher = TokenRefresher { [unowned self] in try await self.refreshSession() }
-        api = APIClient(baseURL: baseURL, refresher: refresher, requestTimeout: requestTimeout) { [unowned self] in self.tokens?.accessToken }
+        api = APIClient(effects: effects, baseURL: baseURL, refresher: refresher, requestTimeout: requestTimeout) { [unowned self] in self.tokens?.accessToken }
     }
 
     func perform(_ command: AppCommand) async -> CommandResult {
+        connect()
         do {
             let content = try await run(command)
             return CommandResult(id: command.id, content: content.map { .object($0.mapValues { $0.map { .string($0) } ?? .null }) } ?? .null)
@@ -52,7 +60,7 @@ struct AppError: Error {
     private func run(_ command: AppCommand) async throws -> Content {
         switch command.kind {
         case .launch:
-            let task = Host.shared.spawn { try await self.restore() }
+            let task = Task(executorPreference: effects.taskExecutor) { try await self.restore() }
             restoring = task
             return try await task.value
         case .signIn:
@@ -83,7 +91,7 @@ struct AppError: Error {
     private func refreshSession() async throws -> Tokens {
         if state == "authenticated" { transition("refresh-started", reason: "accessTokenRejected") }
         do {
-            guard let current = try await TokenStore.read(), let account = tokens?.account else {
+            guard let current = try await store.read(), let account = tokens?.account else {
                 throw RefreshRejected()
             }
             let data: Data
@@ -94,7 +102,7 @@ struct AppError: Error {
             }
             let body = try JSONDecoder().decode(TokenResponse.self, from: data)
             let next = Tokens(accessToken: body.access_token, refreshToken: body.refresh_token ?? current.refreshToken, account: account)
-            try await TokenStore.write(next) // persist before anyone uses it
+            try await store.write(next) // persist before anyone uses it
             tokens = next
             if state == "refreshing" { transition("refresh-succeeded", reason: "tokensRotated") }
             return next
@@ -112,11 +120,11 @@ struct AppError: Error {
 
     private func restore() async throws -> Content {
         cached = []
-        Host.shared.send(.transition(TransitionEvent(transition: nil, from: nil, to: "restoring", account: nil, generation: generation, reason: "launch")))
+        effects.transition(TransitionEvent(transition: nil, from: nil, to: "restoring", account: nil, generation: generation, reason: "launch"))
         var stored: Tokens?
         while true {
             do {
-                stored = try await TokenStore.read()
+                stored = try await store.read()
                 break
             } catch {
                 await untilSignal() // locked: wait for the unlock
@@ -160,7 +168,7 @@ struct AppError: Error {
         }
         let body = try JSONDecoder().decode(TokenResponse.self, from: data)
         let next = Tokens(accessToken: body.access_token, refreshToken: body.refresh_token ?? "", account: body.account_id ?? "")
-        try await TokenStore.write(next)
+        try await store.write(next)
         tokens = next
         _ = try? await api.get("/me")
         transition("sign-in-succeeded", reason: "credentialsAccepted")
@@ -194,7 +202,7 @@ struct AppError: Error {
         do {
             _ = try await api.post("/auth/revoke", json: ["token": tokens.refreshToken, "token_type_hint": "refresh_token"])
         } catch {
-            Host.shared.send(.log(level: "notice", message: "revocation failed; not retried"))
+            effects.log("notice", "revocation failed; not retried")
         }
     }
 
@@ -215,10 +223,10 @@ struct AppError: Error {
         }
         let body = try JSONDecoder().decode(ResourceResponse.self, from: data)
         let account = tokens?.account
-        Host.shared.send(.ui(UIEvent(kind: .content, resource: resource, account: account, generation: generation, contentID: body.contentId)))
+        effects.show(UIEvent(kind: .content, resource: resource, account: account, generation: generation, contentID: body.contentId))
         if let account {
             cached.insert(resource)
-            _ = await Host.shared.effect { .preferences(id: $0, operation: .set, key: "cache/\(account)/\(resource)", value: String(decoding: data, as: UTF8.self)) }
+            await effects.preferenceSet("cache/\(account)/\(resource)", String(decoding: data, as: UTF8.self))
         }
         return ["resource": resource, "account": account, "contentId": body.contentId]
     }
@@ -244,22 +252,22 @@ struct AppError: Error {
         guard let (from, to, increments) = Self.transitions[id] else { return }
         if increments { generation += 1 }
         state = to
-        Host.shared.send(.transition(TransitionEvent(transition: id, from: from, to: to, account: tokens?.account, generation: generation, reason: reason)))
-        Host.shared.send(.log(level: "info", message: "transition \(id) \(from)->\(to)"))
+        effects.transition(TransitionEvent(transition: id, from: from, to: to, account: tokens?.account, generation: generation, reason: reason))
+        effects.log("info", "transition \(id) \(from)->\(to)")
     }
 
     private func endSession(_ id: String, reason: String, prompt: Bool) async {
         let account = tokens?.account
         transition(id, reason: reason)
         tokens = nil
-        await TokenStore.clear()
+        await store.clear()
         if let account {
             for resource in cached.sorted() {
-                _ = await Host.shared.effect { .preferences(id: $0, operation: .delete, key: "cache/\(account)/\(resource)", value: nil) }
+                await effects.preferenceDelete("cache/\(account)/\(resource)")
             }
             cached = []
         }
-        if prompt { Host.shared.send(.ui(UIEvent(kind: .signInPrompt))) }
+        if prompt { effects.show(UIEvent(kind: .signInPrompt)) }
     }
 
     private func untilSignal() async {

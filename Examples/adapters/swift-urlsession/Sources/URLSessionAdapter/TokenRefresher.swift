@@ -12,7 +12,7 @@ struct RefreshRejected: Error {}
 /// (POST /auth/refresh, store the new pair, then hand it out) is the session's; this actor only makes sure
 /// it runs once at a time.
 actor TokenRefresher {
-    nonisolated var unownedExecutor: UnownedSerialExecutor { ClientExecutor.shared.asUnownedSerialExecutor() }
+    nonisolated var unownedExecutor: UnownedSerialExecutor { clientExecutor.asUnownedSerialExecutor() }
 
     private var inFlight: Task<Tokens, any Error>?
     private let work: @ClientActor @Sendable () async throws -> Tokens
@@ -23,7 +23,7 @@ actor TokenRefresher {
 
     func refresh() async throws -> Tokens {
         if let inFlight { return try await inFlight.value }
-        let task = Host.shared.spawn(work)
+        let task = Task(executorPreference: clientExecutor) { try await self.work() }
         inFlight = task
         defer { inFlight = nil }
         return try await task.value

@@ -1,25 +1,28 @@
+import AdapterKit
 import Foundation
 
 /// The Keychain item holding the pair, as one JSON document, readable after first unlock (for background
 /// refresh). Each operation is a `storage` effect the runner answers.
-@ClientActor enum TokenStore {
+struct TokenStore: Sendable {
     static let key = "auth.tokens"
+    let effects: ClientEffects
 
-    static func read() async throws -> Tokens? {
-        switch await Host.shared.effect({ .storage(id: $0, operation: .get, key: key, value: nil, accessibility: nil) }) {
-        case .value(let text?)?: return try JSONDecoder().decode(Tokens.self, from: Data(text.utf8))
-        case .value(nil)?: return nil
-        default: throw AppError(code: "storageUnavailable", message: "secure storage is locked")
+    func read() async throws -> Tokens? {
+        switch await effects.secureGet(Self.key) {
+        case .success(let text?): return try JSONDecoder().decode(Tokens.self, from: Data(text.utf8))
+        case .success(nil): return nil
+        case .failure: throw AppError(code: "storageUnavailable", message: "secure storage is locked")
         }
     }
 
-    static func write(_ tokens: Tokens) async throws {
+    func write(_ tokens: Tokens) async throws {
         let text = String(decoding: try JSONEncoder().encode(tokens), as: UTF8.self)
-        let reply = await Host.shared.effect { .storage(id: $0, operation: .set, key: key, value: text, accessibility: .afterFirstUnlock) }
-        if case .error? = reply { throw AppError(code: "storageUnavailable", message: "secure storage is locked") }
+        if case .failure = await effects.secureSet(Self.key, text, accessibility: .afterFirstUnlock) {
+            throw AppError(code: "storageUnavailable", message: "secure storage is locked")
+        }
     }
 
-    static func clear() async {
-        _ = await Host.shared.effect { .storage(id: $0, operation: .delete, key: key, value: nil, accessibility: nil) }
+    func clear() async {
+        _ = await effects.secureDelete(Self.key)
     }
 }
