@@ -82,7 +82,7 @@ cp -R Specs "$stage/$name/Specs"
 cp README.md CHANGELOG.md "$stage/$name/"
 cp docs/*.md docs/*.json "$stage/$name/docs/"
 # The kits as committed: no build output, installed package or cache a local run left beside them.
-if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+if [ -n "$(git ls-files kits 2>/dev/null | head -n 1)" ]; then
     git ls-files -z kits | tar -c --null -T - -f - | tar -x -f - -C "$stage/$name"
 else
     cp -R kits "$stage/$name/kits"

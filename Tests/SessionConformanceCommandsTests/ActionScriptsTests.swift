@@ -194,7 +194,7 @@ struct ActionScriptsTests {
         let checkout = runner.directory.appendingPathComponent("action")
         let commands = checkout.appendingPathComponent("Sources/SessionConformanceCommands/Commands")
         try FileManager.default.createDirectory(at: commands, withIntermediateDirectories: true)
-        for item in ["scripts", "Specs", "docs", "README.md", "CHANGELOG.md", "Package.swift",
+        for item in ["scripts", "Specs", "docs", "kits", "README.md", "CHANGELOG.md", "Package.swift",
                      "Sources/SessionConformanceCommands/Commands/SessionConformance.swift"] {
             try FileManager.default.copyItem(at: Paths.root.appendingPathComponent(item), to: checkout.appendingPathComponent(item))
         }
