@@ -114,6 +114,25 @@ public final class ClientEffects: Sendable {
         return try result.get()
     }
 
+    /// Sends a `sleep` of `seconds` and returns at once: await its `reply` (nil once abandoned), or `abandon` it
+    /// when the wait is no longer needed (a backoff cut short by `online`), so the runner never wakes it.
+    public func startSleep(seconds: Double) -> PendingEffect {
+        start { .sleep(id: $0, seconds: seconds) }
+    }
+
+    /// Message mode: sends an `http` effect and returns at once: await its `reply`, or `abandon` it when the client
+    /// gives up on it (its own deadline), so the runner never answers it and the oracles no longer count it in flight.
+    public func startHTTP(_ request: HTTPRequestMessage) -> PendingEffect {
+        let cause = CommandContext.id
+        return start { .http(id: $0, cause: cause, request) }
+    }
+
+    private func start(_ make: (String) -> AdapterMessage) -> PendingEffect {
+        let reply = OnceContinuation<ReplyBody?>()
+        let id = bridge.start(make) { reply.resume($0) }
+        return PendingEffect(id: id, reply: reply, bridge: bridge)
+    }
+
     /// A secure-storage read: the value (nil when absent), or the error (`locked`).
     public func secureGet(_ key: String) async -> Result<String?, StorageFailure> {
         switch await bridge.request({ .storage(id: $0, operation: .get, key: key, value: nil, accessibility: nil) }) {
@@ -149,7 +168,8 @@ public final class ClientEffects: Sendable {
         Self.preferenceDone(await bridge.request { .preferences(id: $0, operation: .delete, key: key, value: nil) })
     }
 
-    /// Waits on the runner's virtual clock; throws `CancellationError` when the task is cancelled.
+    /// Waits on the runner's virtual clock; throws `CancellationError` when the task is cancelled. A cancelled wait sends
+    /// no `abandon`: the sleep stays outstanding for the runner. To give a sleep up, use `startSleep(seconds:)`.
     public func sleep(seconds: Double) async throws {
         _ = await bridge.request { .sleep(id: $0, seconds: seconds) }
         try Task.checkCancellation()
@@ -175,6 +195,34 @@ public final class ClientEffects: Sendable {
         case .error(let info)?: return .failure(StorageFailure(info: info))
         default: return .failure(StorageFailure(info: ErrorInfo(code: "unavailable", definite: true)))
         }
+    }
+}
+
+/// An effect sent and not yet answered (`ClientEffects.startSleep(seconds:)`, `startHTTP(_:)`): the client may wait
+/// for its reply, or give up on it.
+public final class PendingEffect: Sendable {
+    /// The effect's id, as the runner's trace shows it.
+    public let id: String
+    private let answer: OnceContinuation<ReplyBody?>
+    private let bridge: EffectBridge
+
+    fileprivate init(id: String, reply: OnceContinuation<ReplyBody?>, bridge: EffectBridge) {
+        self.id = id
+        self.answer = reply
+        self.bridge = bridge
+    }
+
+    /// The runner's reply; nil when the effect was abandoned first.
+    public var reply: ReplyBody? {
+        get async { await answer.value }
+    }
+
+    /// Gives up on the effect: sends `abandon` with `reason` (free text for the trace: `timeout`, `cancelled`,
+    /// `answered`, ...) and ends the wait with nil. An abandon that crosses the reply on the wire is ignored by the
+    /// runner, and the reply is dropped here; abandoning twice sends one `abandon`.
+    public func abandon(reason: String) {
+        guard answer.resume(nil) else { return }
+        bridge.abandon(id, reason: reason)
     }
 }
 
@@ -209,18 +257,21 @@ final class OnceContinuation<Value: Sendable>: @unchecked Sendable {
         }
     }
 
-    func resume(_ value: Value) {
-        let waiting: CheckedContinuation<Value, Never>? = lock.withLock {
+    /// Sets the value unless one was set already; whether this call set it.
+    @discardableResult
+    func resume(_ value: Value) -> Bool {
+        let (first, waiting): (Bool, CheckedContinuation<Value, Never>?) = lock.withLock {
             switch state {
-            case .set: return nil
+            case .set: return (false, nil)
             case .empty:
                 state = .set(value)
-                return nil
+                return (true, nil)
             case .awaited(let continuation):
                 state = .set(value)
-                return continuation
+                return (true, continuation)
             }
         }
         waiting?.resume(returning: value)
+        return first
     }
 }
