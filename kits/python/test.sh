@@ -3,7 +3,7 @@
 # must import and the example adapter must pass `session-conformance doctor` on the installed kit.
 #
 #   kits/python/test.sh                      # SESSION_CONFORMANCE=path/to/session-conformance to pick the CLI
-#   SESSION_CONFORMANCE_REQUIRE_TOOLS=1 kits/python/test.sh   # requests and httpx must be installed (CI)
+#   SESSION_CONFORMANCE_REQUIRE_TOOLS=1 kits/python/test.sh   # requests, httpx and the CLI must be there (CI); else skipped
 #
 # Exits 0 when everything passed, 1 otherwise.
 set -uo pipefail
@@ -43,7 +43,8 @@ PY
         done
     else
         step "no session-conformance binary (build it, or set SESSION_CONFORMANCE): doctor not run"
-        failed=1
+        # Skipped, as the other kits do, unless every tool is required (CI).
+        [ "${SESSION_CONFORMANCE_REQUIRE_TOOLS:-}" = 1 ] && failed=1
     fi
 else
     step "the install failed"
