@@ -59,18 +59,15 @@ final class EffectBridge: @unchecked Sendable {
             nextEffect += 2
             return ("e\(nextEffect - 1)", "e\(nextEffect)")
         }
-        let once = FirstReply()
-        let answer: (String, ReplyBody)? = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<(String, ReplyBody)?, Never>) in
-                once.set(continuation)
-                lock.withLock {
-                    for id in [ids.0, ids.1] {
-                        racing[id] = once
-                    }
-                    outbox.append(makeFirst(ids.0))
-                    outbox.append(makeSecond(ids.1))
-                }
-            }
+        let once = OnceContinuation<(String, ReplyBody)?>()
+        lock.withLock {
+            racing[ids.0] = once
+            racing[ids.1] = once
+            outbox.append(makeFirst(ids.0))
+            outbox.append(makeSecond(ids.1))
+        }
+        let answer = await withTaskCancellationHandler {
+            await once.value
         } onCancel: {
             once.resume(nil)
         }
@@ -89,7 +86,7 @@ final class EffectBridge: @unchecked Sendable {
     }
 
     /// Races of `first`, by effect id.
-    private var racing: [String: FirstReply] = [:]
+    private var racing: [String: OnceContinuation<(String, ReplyBody)?>] = [:]
     /// Effects whose reply runs code instead of resuming a caller (`start(_:onReply:)`), by effect id.
     private var callbacks: [String: @Sendable (ReplyBody) -> Void] = [:]
 
@@ -122,32 +119,5 @@ final class EffectBridge: @unchecked Sendable {
         continuation?.resume(returning: body)
         race?.resume((id, body))
         callback?(body)
-    }
-}
-
-/// The continuation of a race between two effects, resumed once: by the first reply, or by cancellation.
-private final class FirstReply: @unchecked Sendable {
-    // @unchecked: `continuation` and `result` are guarded by `lock`.
-    private let lock = NSLock()
-    private var continuation: CheckedContinuation<(String, ReplyBody)?, Never>?
-    private var result: (String, ReplyBody)??
-
-    func set(_ continuation: CheckedContinuation<(String, ReplyBody)?, Never>) {
-        let ready: (String, ReplyBody)?? = lock.withLock {
-            if case .some(let value) = result { return .some(value) }
-            self.continuation = continuation
-            return .none
-        }
-        if let ready { continuation.resume(returning: ready) }
-    }
-
-    func resume(_ value: (String, ReplyBody)?) {
-        let waiting: CheckedContinuation<(String, ReplyBody)?, Never>? = lock.withLock {
-            if case .some = result { return nil }
-            result = .some(value)
-            defer { continuation = nil }
-            return continuation
-        }
-        waiting?.resume(returning: value)
     }
 }
