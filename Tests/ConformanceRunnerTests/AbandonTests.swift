@@ -166,10 +166,36 @@ struct AbandonOracleTests {
 
     @Test("waits that do not grow from the start of an outage fail REFRESH-RETRYABLE-BACKOFF, a command or not after the fifth attempt")
     func flatOutageFails() throws {
-        for command in [nil, 6] as [Int?] {
+        // Judged over the outage's first eight attempts at most, or as many as came before the command.
+        for (command, waits) in [(nil, "10 s, 10 s, 10 s, 10 s, 10 s, 10 s"), (6, "10 s, 10 s, 10 s, 10 s, 10 s")] as [(Int?, String)] {
             let findings = try Self.outage(waits: [10, 10, 10, 10, 10, 10], commandBefore: command).findings(RetryableRefreshBacksOff())
             #expect(findings.map(\.requirements) == [["REFRESH-RETRYABLE-BACKOFF"]], "\(findings.map(\.message))")
-            #expect(findings.first?.message.contains("did not grow (10 s, 10 s, 10 s, 10 s)") == true)
+            #expect(findings.first?.message.contains("did not grow (\(waits))") == true, "\(findings.map(\.message))")
+        }
+    }
+
+    @Test("one interval with a small jitter fails REFRESH-RETRYABLE-BACKOFF: waits within 20% of each other did not grow")
+    func jitteredIntervalFails() throws {
+        for waits in [[6, 6, 6, 6], [10, 10.5, 9.8, 10.2], [5, 5.9, 5.4, 5.2, 5.8, 5.1, 5.6]] as [[Double]] {
+            let findings = try Self.outage(waits: waits).findings(RetryableRefreshBacksOff())
+            #expect(findings.map(\.requirements) == [["REFRESH-RETRYABLE-BACKOFF"]], "\(waits): \(findings.map(\.message))")
+        }
+    }
+
+    /// 001: "Timeouts, 5xx and offline are retryable; keep the session and back off." A backoff with random jitter
+    /// draws each wait from a range that grows, and a single draw may land low.
+    @Test("jittered exponential backoffs pass, though a late wait came out shorter than an early one: full and decorrelated jitter, Google's ExponentialBackOff")
+    func jitteredBackoffsPass() throws {
+        let outages: [(String, [Double])] = [
+            // Waits seen in explorations of correct clients, each charged by the former rule (the longest of the
+            // last two waits under 1.5 times the shortest of the first two).
+            ("full jitter, min(cap, 2^n) x random", [0.4, 1.48, 0.42, 0.05]),
+            ("decorrelated jitter, random between the base and 3 x the last wait", [2.37, 2.17, 2.35, 2.75]),
+            ("ExponentialBackOff: 0.5 s x 1.5^n, plus or minus 50%", [0.72, 0.75, 0.6, 0.9]),
+        ]
+        for (backoff, waits) in outages {
+            let findings = try Self.outage(waits: waits).findings(RetryableRefreshBacksOff())
+            #expect(findings.isEmpty, "\(backoff): \(findings.map(\.message))")
         }
     }
 

@@ -324,31 +324,42 @@ struct RetryableRefreshBacksOff: Oracle {
         return findings
     }
 
-    /// The first `growthAttempts` sends of an outage (each after a retryable failure of the one before, with no
-    /// command in between) when their waits did not grow: the longest of the last two is under
-    /// `growthFactor` times the shortest of the first two. Only the start of an outage is judged: a capped
-    /// backoff is flat once it reaches its cap. Exponential backoff with up to half of each wait as jitter always
-    /// grows by this rule; with full jitter it can look flat in about one outage in a hundred.
+    /// The start of an outage (its first `judgedAttempts` sends at most, each after a retryable failure of the one
+    /// before, with no command in between) when it has at least `growthAttempts` sends and its waits did not grow:
+    /// every wait is within `flatSpread` times every other. Only the start of an outage is judged: a capped
+    /// backoff is flat once it reaches its cap.
+    /// Why a spread and not a comparison of early and late waits: a correct backoff with random jitter (AWS's full
+    /// or decorrelated jitter, Google's ExponentialBackOff with its 1.5 multiplier and ±50%) draws each wait from a
+    /// range that grows, and a single draw may land low; over four waits a late one came out under 1.5 times an
+    /// early one in up to 9% of such outages. Waits within 20% of each other come from a client retrying at one
+    /// interval (give or take a small jitter) in all but about one outage in 600 of decorrelated jitter, the
+    /// noisiest of them, and fewer as the outage has more attempts; a wider jitter around one interval is left to
+    /// the attempts-per-minute bound.
     /// An outage starts at the first send, or at one after a send the server accepted (a 2xx). A send answered
     /// with another error the client then retried (a 401 it read as retryable) does not start one: the client
     /// may keep its backoff across it, at its cap already. A command during an outage ends its judging until the
     /// next outage: the design lets the client keep its backoff across a user's request or restart it, so the
     /// sends after it may be at the cap already.
     private func flatStart(_ sends: [TraceIndex.Exchange], _ index: TraceIndex, _ time: (Int) -> Double) -> [TraceIndex.Exchange]? {
+        var starts: [[TraceIndex.Exchange]] = []
         var run: [TraceIndex.Exchange]? = Array(sends.prefix(1))   // nil: inside an outage a command interrupted
         for (position, send) in sends.enumerated() where position > 0 {
             let previous = sends[position - 1]
             if Self.accepted(previous) {
+                if let attempts = run { starts.append(attempts) }
                 run = []
             } else if index.commandSent(in: send.instance, between: previous.event, and: send.event) {
+                if let attempts = run { starts.append(attempts) }
                 run = nil
             }
-            run?.append(send)
-            guard let attempts = run, attempts.count == Self.growthAttempts else { continue }
-            let gaps = Self.waits(attempts, time)
-            if gaps.suffix(2).max()! < Self.growthFactor * gaps.prefix(2).min()! { return attempts }
+            if let attempts = run, attempts.count < Self.judgedAttempts { run = attempts + [send] }
         }
-        return nil
+        if let attempts = run { starts.append(attempts) }
+        return starts.first { attempts in
+            let gaps = Self.waits(attempts, time)
+            guard attempts.count >= Self.growthAttempts, let shortest = gaps.min(), let longest = gaps.max() else { return false }
+            return shortest > 0 && longest < Self.flatSpread * shortest
+        }
     }
 
     /// The wait before each attempt after the first: from the end of the one before (its reply, or the client's
@@ -357,9 +368,10 @@ struct RetryableRefreshBacksOff: Oracle {
         zip(attempts, attempts.dropFirst()).map { time($1.event) - time($0.endedEvent ?? $0.event) }
     }
 
-    /// Five attempts: four waits, the first two compared with the last two.
+    /// At least five attempts (four waits) are judged, and at most eight: the more waits, the surer the judgement.
     static let growthAttempts = 5
-    static let growthFactor = 1.5
+    static let judgedAttempts = 8
+    static let flatSpread = 1.2
 
     private static func seconds(_ value: Double) -> String {
         value == value.rounded() ? String(Int(value)) : String((value * 100).rounded() / 100)
