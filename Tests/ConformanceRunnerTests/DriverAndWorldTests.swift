@@ -326,6 +326,21 @@ struct DriverAndWorldTests {
         #expect(secureAfterSecureFault)
     }
 
+    @Test("a rateLimited fault answers the next call 429 too_many_requests with Retry-After, then the server answers again")
+    func rateLimitedFaultAnswers429Once() {
+        var world = World(seed: 1)
+        world.addFault(path: "/auth/refresh", kind: .rateLimited, times: 1)
+        let refresh = HTTPRequestMessage(method: "POST", path: "/auth/refresh", body: ["grant_type": "refresh_token", "refresh_token": "unknown"])
+        guard case .response(let limited) = world.serve(refresh), case .response(let next) = world.serve(refresh) else {
+            Issue.record("the world gave no response")
+            return
+        }
+        #expect(limited.status == 429)
+        #expect(limited.headers["retry-after"] == "1")
+        #expect(limited.body["error"]?.string == "too_many_requests")
+        #expect(next.status == 400, "the fault lasts one call: the server refuses the unknown token itself")
+    }
+
     // MARK: Process death
 
     @Test("a kill before the storage write discards it: the relaunched client finds no session")

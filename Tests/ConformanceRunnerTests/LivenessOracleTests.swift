@@ -139,3 +139,26 @@ struct RefusedAccessTokenSignOutTests {
         #expect(findings.isEmpty, "\(findings.map(\.message))")
     }
 }
+
+@Suite("oracle: only-explicit-rejection-signs-out, after a refresh answered 429")
+struct RateLimitedRefreshSignOutTests {
+    /// Alice signed in; her refresh is answered `status` with `error`, then the session ends as rejected.
+    static func refreshAnswered(_ status: Int, _ error: String) -> CraftedTrace {
+        var crafted = CraftedTrace()
+        let tokens = crafted.signInAlice()
+        crafted.transition("refresh-started", from: "authenticated", to: "refreshing", account: "acct-alice")
+        crafted.add(.received(.http(id: "e42", cause: nil, HTTPRequestMessage(
+            method: "POST", path: "/auth/refresh", body: ["grant_type": "refresh_token", "refresh_token": .string(tokens.refresh)]))))
+        crafted.add(.sent(.reply(id: "e42", .response(HTTPResponseMessage(status: status, body: ["error": .string(error)])))))
+        crafted.transition("refresh-rejected", from: "refreshing", to: "signedOut", account: "acct-alice")
+        return crafted
+    }
+
+    /// 001: "Treat only explicit rejections (400 invalid_grant, a revoked session) as logout."
+    @Test("a session ended because a refresh was answered 429 (too many requests) fails REFRESH-ONLY-REJECTION-SIGNS-OUT; one answered 400 invalid_grant does not")
+    func rateLimitIsNoRejection() throws {
+        let findings = try Self.refreshAnswered(429, "too_many_requests").findings(OnlyExplicitRejectionSignsOut())
+        #expect(findings.map(\.requirements) == [["REFRESH-ONLY-REJECTION-SIGNS-OUT"]], "\(findings.map(\.message))")
+        #expect(try Self.refreshAnswered(400, "invalid_grant").findings(OnlyExplicitRejectionSignsOut()).isEmpty)
+    }
+}

@@ -18,6 +18,10 @@ struct ScenarioGenerator {
     static let accounts = StepKind.accounts
     static let resources = ["inbox", "feed", "news"]
     static let faultPaths = ["/auth/refresh", "/resources/*", "/auth/login", "/auth/revoke", "/auth/*", "/me"]
+    /// The fault kinds a random fault draws from, in a fixed order: a kind added to the spec language later
+    /// (`rateLimited`) is not drawn here, so every seed keeps the runs it generated (docs/exploration.md's
+    /// first-find tables depend on them).
+    static let faultKinds: [FaultKind] = [.invalidGrant, .revoked, .expiredToken, .serverError, .timeout, .offline, .lost]
     static let holdPaths = ["/auth/refresh", "/resources/*", "/auth/login"]
 
     init(seed: UInt64) {
@@ -67,7 +71,7 @@ struct ScenarioGenerator {
         case 0: request()
         case 1: advance(pick(["1", "5", "30", "61", "120", "600", "3600", "0.5"]))
         case 2:
-            add("fault", [("path", pick(Self.faultPaths)), ("kind", pick(FaultKind.allCases.map(\.rawValue))),
+            add("fault", [("path", pick(Self.faultPaths)), ("kind", pick(Self.faultKinds.map(\.rawValue))),
                           ("times", pick(["1", "1", "2", "3"]))])
             if chance(60) { request() }
         case 3: hold()

@@ -289,11 +289,12 @@ struct OnlyExplicitRejectionSignsOut: Oracle {
                     return (response.status == 400 && error == "invalid_grant") || error == "session_revoked"
                         || (exchange.isRefresh && response.status == 401)
                 }
-                // A revocation's failure is retried by its own worker; it never explains a session's end.
+                // A revocation's failure is retried by its own worker; it never explains a session's end. A 429
+                // (too many requests) asks the client to slow down: no rejection either.
                 let retryable = window.filter { exchange in
                     guard (exchange.replyEvent ?? .max) < end.event, exchange.endpoint != .revoke else { return false }
                     if case .failure? = exchange.reply { return true }
-                    return (exchange.status ?? 0) >= 500
+                    return (exchange.status ?? 0) >= 500 || exchange.status == 429
                 }
                 let reads = index.storageReads.filter { $0.instance == end.instance && $0.event > windowStart && $0.event < end.event }
                 // A locked read explains the end only while the client never read the store since: once a read

@@ -125,6 +125,8 @@ public struct World: Sendable {
                     body: ["error": "invalid_token"])))
             case .serverError:
                 return .response(stamped(HTTPResponseMessage(status: 503, body: ["error": "temporarily_unavailable"])))
+            case .rateLimited:
+                return .response(stamped(HTTPResponseMessage(status: 429, headers: ["retry-after": "1"], body: ["error": "too_many_requests"])))
             case .timeout:
                 return .failure(ProtocolErrorCode.timeout.info("no response in time"))
             case .offline:

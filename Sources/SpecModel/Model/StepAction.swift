@@ -33,6 +33,9 @@ public enum FaultKind: String, Sendable, Hashable, CaseIterable {
     case offline
     /// The server processed the request, then the response was lost (an indefinite outcome).
     case lost
+    /// 429 `{"error":"too_many_requests"}` with `Retry-After: 1`: the server asks the client to slow down. No
+    /// rejection: the session stands.
+    case rateLimited
 }
 
 /// A fault of the device's storage, for `storageFault`.

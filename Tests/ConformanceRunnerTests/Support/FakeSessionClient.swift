@@ -121,6 +121,9 @@ final class FakeSessionClient: InProcessClient {
         /// A process-wide token lock, as some OAuth libraries hold one: a login waits while a refresh is on the
         /// wire (even one of an ended session) and is sent once it is answered.
         var loginWaitsForRefreshOnTheWire = false
+        /// A launch that refreshes the stored session instead of asking `GET /me` (000: "validate or refresh the
+        /// session with the server").
+        var refreshesAtLaunch = false
         let memory = Memory()
     }
 
@@ -571,6 +574,10 @@ final class FakeSessionClient: InProcessClient {
 
     private func validate(_ stored: Session, for command: String) {
         restoringSession = stored
+        if configuration.refreshesAtLaunch {
+            effect(.restoreRefresh(command: command, stored)) { self.refreshCall(id: $0, presenting: stored.refresh, bearer: stored.access) }
+            return
+        }
         effect(.restoreValidate(command: command, stored)) {
             .http(id: $0, cause: command, HTTPRequestMessage(
                 method: "GET", path: "/me", headers: ["authorization": "Bearer \(stored.access)"]))
