@@ -1,5 +1,4 @@
 @testable import ConformanceRunner
-import Foundation
 import Testing
 
 /// Correct clients built another way than the reference pass the real cases as written in Specs/cases: a launch
@@ -9,8 +8,7 @@ import Testing
 struct ClientsBuiltAnotherWayTests {
     /// The outcomes of the case `id` (each trigger variant) of the real case file `file`.
     static func realCase(_ id: String, in file: String, _ configuration: FakeSessionClient.Configuration) throws -> [CaseOutcome] {
-        let text = try String(contentsOfFile: Harness.packageRoot + "/Specs/cases/" + file, encoding: .utf8)
-        let outcomes = try Harness.run(text, configuration).outcomes.filter { $0.caseID == id || $0.caseID.hasPrefix(id + "[") }
+        let outcomes = try Harness.run(try Harness.realCaseFile(file), configuration).outcomes.filter { $0.caseID == id || $0.caseID.hasPrefix(id + "[") }
         #expect(!outcomes.isEmpty, "no case \(id) in \(file)")
         return outcomes
     }

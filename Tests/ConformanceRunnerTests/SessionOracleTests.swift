@@ -344,8 +344,7 @@ struct NoSilentSignInAfterRejectionTests {
 
     @Test("the acceptance case launch-with-revoked-session charges a silent sign-in to REFRESH-REJECTION-ONE-TRANSITION only")
     func acceptanceCaseChargesTheRejection() throws {
-        let text = try String(contentsOfFile: Harness.packageRoot + "/Specs/cases/restore.yaml", encoding: .utf8)
-        let result = try Harness.run(text, .init(defects: [.signsInAgainAfterRejection]))
+        let result = try Harness.run(try Harness.realCaseFile("restore.yaml"), .init(defects: [.signsInAgainAfterRejection]))
         let outcome = try #require(result.outcomes.first { $0.caseID == "launch-with-revoked-session" })
         #expect(outcome.status == .fail)
         #expect(Set(outcome.findings.flatMap(\.requirements)) == ["REFRESH-REJECTION-ONE-TRANSITION"],

@@ -9,7 +9,7 @@ import Testing
 @Suite("switch during a refresh")
 struct SwitchDuringRefreshTests {
     static func accountsFile() throws -> String {
-        try String(contentsOf: URL(fileURLWithPath: Harness.packageRoot + "/Specs/cases/accounts.yaml"), encoding: .utf8)
+        try Harness.realCaseFile("accounts.yaml")
     }
 
     @Test("a sign-in that waits behind the refresh on the wire (a process-wide token lock) passes both variants: signingIn is legal meanwhile")

@@ -25,6 +25,11 @@ enum Harness {
             return (path, FileManager.default.contents(atPath: path).map { Array($0) })
         }
 
+    /// The text of a real case file, `Specs/cases/NAME`, to run as written.
+    static func realCaseFile(_ name: String) throws -> String {
+        try String(contentsOfFile: packageRoot + "/Specs/cases/" + name, encoding: .utf8)
+    }
+
     /// A case file with the given cases, indented as list items under `cases:`.
     static func caseFile(_ cases: String) -> String {
         "kind: cases\nversion: 1\ncases:\n" + cases
